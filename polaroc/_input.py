@@ -1,0 +1,192 @@
+"""Turning user arguments into validated Polars expressions and frames.
+
+Every public function in polaroc goes through this module, so the policies of the
+design contract live in one place:
+
+* columns are given as ``str | pl.Expr``;
+* a score must be numeric and is compared as ``Float64``;
+* a positive indicator is ``Boolean`` or an integer holding only 0 and 1;
+* null scores or labels drop the row; a NaN score makes the group's result NaN;
+* wrong dtypes raise ``TypeError`` when the plan's schema is resolved (at once for a
+  ``DataFrame``, at ``collect``/``collect_schema`` for a ``LazyFrame``); missing
+  columns raise ``ValueError`` when a table function is called.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, replace
+
+import polars as pl
+
+ColumnLike = str | pl.Expr
+FrameLike = pl.DataFrame | pl.LazyFrame
+
+NAN = float("nan")
+
+
+def to_expr(column: ColumnLike, *, argument: str) -> pl.Expr:
+    """Return ``column`` as an expression; a string names a column."""
+    if isinstance(column, str):
+        return pl.col(column)
+    if isinstance(column, pl.Expr):
+        return column
+    msg = (
+        f"`{argument}` must be a column name or a Polars expression, "
+        f"got {type(column).__name__}: {column!r}"
+    )
+    raise TypeError(msg)
+
+
+def describe(expr: pl.Expr) -> str:
+    """Name an expression for an error message: its output column, else its repr."""
+    name = expr.meta.output_name(raise_if_undetermined=False)
+    return repr(name) if name else str(expr)
+
+
+def as_score(expr: pl.Expr, dtype: pl.DataType) -> pl.Expr:
+    """Cast a numeric score to ``Float64``; anything else is a ``TypeError``."""
+    if dtype.is_numeric():
+        return expr.cast(pl.Float64)
+    msg = (
+        f"score column {describe(expr)} has dtype {dtype}; polaroc needs a numeric score "
+        "(higher = more evidence for the class). Cast it first, "
+        "e.g. pl.col(...).cast(pl.Float64)."
+    )
+    raise TypeError(msg)
+
+
+def fail_if(condition: pl.Expr, message: str) -> pl.Expr:
+    """Return an expression that is ``True``, or raises ``message`` at run time.
+
+    Polars has no expression that raises a chosen error, so the message is made the
+    input of a strict string-to-integer parse that fails exactly when ``condition``
+    (a scalar) holds: the ``polars.exceptions.ComputeError`` then quotes the message.
+    Schema problems never come here; they raise ``TypeError`` at plan time.
+    """
+    parsed = pl.when(condition).then(pl.lit(message)).otherwise(pl.lit("1"))
+    return parsed.str.to_integer(strict=True) == 1
+
+
+def as_indicator(expr: pl.Expr, dtype: pl.DataType) -> tuple[pl.Expr, pl.Expr | None]:
+    """Return ``(is_positive, check)`` for a Boolean or 0/1 integer indicator.
+
+    ``check`` is ``None`` for a Boolean column; for an integer column it is an
+    expression that raises at run time if any value is not 0 or 1 (a 0/2 or -1/1
+    column would otherwise be counted silently).
+    """
+    if dtype == pl.Boolean:
+        return expr, None
+    if dtype.is_integer():
+        name = describe(expr)
+        message = (
+            f"polaroc: the positive indicator {name} holds values other than 0 and 1; "
+            f"pass a Boolean instead, e.g. pl.col({name}) == <positive class>"
+        )
+        return expr == 1, fail_if((~expr.is_in([0, 1])).any(), message)
+    msg = (
+        f"positive indicator {describe(expr)} has dtype {dtype}; it must be Boolean or an "
+        "integer 0/1 column. Compare it with the positive class, "
+        "e.g. pl.col('label') == 'yes'."
+    )
+    raise TypeError(msg)
+
+
+def binary_expr(
+    score: ColumnLike,
+    positive: ColumnLike,
+    build: Callable[[pl.Expr, pl.Expr], pl.Expr],
+    *,
+    name: str,
+    if_nan: pl.Expr | float | None = NAN,
+) -> pl.Expr:
+    """Build an aggregating binary metric with the contract's input policies.
+
+    ``build(score, positive)`` receives a ``Float64`` score and a ``Boolean``
+    indicator with null rows removed and returns the group's value. The dtypes are
+    checked when the plan's schema is resolved. A group holding a NaN score gives
+    ``if_nan`` instead (NaN for floats; pass ``None`` for integer results).
+    """
+    score_in = to_expr(score, argument="score")
+    positive_in = to_expr(positive, argument="positive")
+
+    def plan(inputs: list[tuple[pl.Expr, pl.DataType]]) -> pl.Expr:
+        (s, s_dtype), (p, p_dtype) = inputs
+        s = as_score(s, s_dtype)
+        p, check = as_indicator(p, p_dtype)
+        keep = s.is_not_null() & p.is_not_null()
+        s, p = s.filter(keep), p.filter(keep)
+        value = pl.when(s.is_nan().any()).then(if_nan).otherwise(build(s, p))
+        return value if check is None else pl.when(check).then(value)
+
+    return pl.pipe_with_dtype([score_in, positive_in], plan).alias(name)
+
+
+# --------------------------------------------------------------------------- frames
+
+
+@dataclass(frozen=True)
+class LogColumns:
+    """Names of the log's columns (the defaults are the contract's)."""
+
+    model: str = "model"
+    fold: str = "fold"
+    class_: str = "class"
+    score: str = "score"
+    label: str = "label"
+    sample: str = "sample"
+    dataset: str = "dataset"
+
+    def with_names(self, **names: str | None) -> LogColumns:
+        """Return a copy with the given names replaced (``None`` keeps the default)."""
+        return replace(self, **{k: v for k, v in names.items() if v is not None})
+
+
+def as_lazy(frame: FrameLike, *, argument: str = "log") -> pl.LazyFrame:
+    """Return ``frame`` as a ``LazyFrame``; anything else is a ``TypeError``."""
+    if isinstance(frame, pl.LazyFrame):
+        return frame
+    if isinstance(frame, pl.DataFrame):
+        return frame.lazy()
+    msg = (
+        f"`{argument}` must be a polars DataFrame or LazyFrame, got {type(frame).__name__}; "
+        "wrap it with pl.DataFrame(...) or read it with pl.scan_parquet(...)."
+    )
+    raise TypeError(msg)
+
+
+def as_names(by: str | Iterable[str] | None) -> list[str]:
+    """Normalise a ``by=`` argument to a list of column names."""
+    if by is None:
+        return []
+    if isinstance(by, str):
+        return [by]
+    names = list(by)
+    for name in names:
+        if not isinstance(name, str):
+            msg = f"`by` must hold column names, got {type(name).__name__}: {name!r}"
+            raise TypeError(msg)
+    return names
+
+
+def require_columns(schema: pl.Schema, names: Sequence[str], *, what: str = "log") -> None:
+    """Raise ``ValueError`` naming every column of ``names`` missing from ``schema``."""
+    missing = [n for n in dict.fromkeys(names) if n not in schema]
+    if missing:
+        have = ", ".join(schema.names()) or "no columns"
+        msg = (
+            f"the {what} has no column {', '.join(map(repr, missing))} (it has: {have}); "
+            "rename the column or pass its name, e.g. score='prob'."
+        )
+        raise ValueError(msg)
+
+
+def require_numeric(schema: pl.Schema, name: str, *, what: str = "score") -> None:
+    """Raise ``TypeError`` unless column ``name`` is numeric."""
+    dtype = schema[name]
+    if not dtype.is_numeric():
+        msg = (
+            f"{what} column {name!r} has dtype {dtype}; it must be numeric. "
+            f"Cast it first, e.g. pl.col({name!r}).cast(pl.Float64)."
+        )
+        raise TypeError(msg)

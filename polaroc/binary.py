@@ -1,0 +1,557 @@
+"""Binary classifier metrics as aggregating Polars expressions.
+
+Every function takes the score first and the positive indicator second (note:
+scikit-learn's order is ``(y_true, y_score)``), and returns an expression with one
+value per group, so it works in ``select``, ``group_by().agg()`` and ``over()``, on
+``DataFrame`` and ``LazyFrame``, with the in-memory and the streaming engine.
+
+Input policies (see ``polaroc._input``): rows with a null score or label are
+ignored; a NaN score makes the group's value NaN; a group without positives or
+without negatives gives null; all counts are ``Int64``.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+import polars as pl
+
+from polaroc import _counts as c
+from polaroc._input import ColumnLike, binary_expr
+
+__all__ = [
+    "accuracy",
+    "auc",
+    "auc_se",
+    "confusion",
+    "cost",
+    "error",
+    "gini",
+    "npv",
+    "ppv",
+    "sensitivity",
+    "specificity",
+]
+
+
+def _counts(s: pl.Expr, p: pl.Expr) -> tuple[pl.Expr, pl.Expr]:
+    n_pos = p.sum().cast(pl.Int64)
+    return n_pos, s.len().cast(pl.Int64) - n_pos
+
+
+def _auc_rank_sum(s: pl.Expr, p: pl.Expr) -> pl.Expr:
+    # Bradley (1997) §9.3 / Hanley & McNeil (1982): the AUC is the Wilcoxon–Mann–Whitney
+    # statistic, U / (n+ n-), with U = (sum of the positives' mid-ranks) - n+(n+ + 1)/2.
+    n_pos, n_neg = _counts(s, p)
+    rank_sum = s.rank("average").filter(p).sum()
+    n_pos_f = n_pos.cast(pl.Float64)
+    u = rank_sum - n_pos_f * (n_pos_f + 1.0) / 2.0
+    return pl.when((n_pos > 0) & (n_neg > 0)).then(u / (n_pos_f * n_neg.cast(pl.Float64)))
+
+
+def auc(score: ColumnLike, positive: ColumnLike) -> pl.Expr:
+    """Area under the ROC curve: the Mann–Whitney probability of correct ranking.
+
+    AUC = P(score of a positive > score of a negative) + ½ P(tie), over all
+    (positive, negative) pairs of the group. This equals the trapezoidal area under
+    the empirical ROC curve (Bradley 1997, eq. 7–9 and §9.3: it is the quantity the
+    Wilcoxon rank test estimates) and Hand & Till's (2001) Â = (S₀ − n₀(n₀+1)/2)/(n₀n₁)
+    (their eq. 3), computed from mid-ranks so that ties are exact.
+
+    Parameters
+    ----------
+    score
+        Column name or expression; higher means more evidence for the positive class.
+        Any numeric dtype (compared as ``Float64``).
+    positive
+        Boolean column (or 0/1 integers) marking the positive samples. Note the
+        order: score first, unlike scikit-learn's ``roc_auc_score(y_true, y_score)``.
+
+    Returns
+    -------
+    pl.Expr
+        ``Float64`` named ``auc``: null for a group without positives or negatives,
+        NaN if the group holds a NaN score.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> import polaroc as pr
+    >>> df = pl.DataFrame({
+    ...     "model": ["a"] * 4 + ["b"] * 4,
+    ...     "score": [0.9, 0.8, 0.3, 0.1, 0.9, 0.4, 0.4, 0.2],
+    ...     "label": [True, False, True, False, True, True, False, False],
+    ... })
+    >>> df.group_by("model").agg(pr.auc("score", "label")).sort("model")
+    shape: (2, 2)
+    ┌───────┬───────┐
+    │ model ┆ auc   │
+    │ ---   ┆ ---   │
+    │ str   ┆ f64   │
+    ╞═══════╪═══════╡
+    │ a     ┆ 0.75  │
+    │ b     ┆ 0.875 │
+    └───────┴───────┘
+    """
+    return binary_expr(score, positive, _auc_rank_sum, name="auc")
+
+
+def gini(score: ColumnLike, positive: ColumnLike) -> pl.Expr:
+    """Gini coefficient (Somers' D of score on label): ``2 · AUC − 1``.
+
+    Same arguments, null and NaN rules as :func:`auc`.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> import polaroc as pr
+    >>> df = pl.DataFrame({"score": [0.9, 0.8, 0.3, 0.1], "label": [1, 0, 1, 0]})
+    >>> df.select(pr.gini("score", "label"))
+    shape: (1, 1)
+    ┌──────┐
+    │ gini │
+    │ ---  │
+    │ f64  │
+    ╞══════╡
+    │ 0.5  │
+    └──────┘
+    """
+    return binary_expr(score, positive, lambda s, p: 2.0 * _auc_rank_sum(s, p) - 1.0, name="gini")
+
+
+def _hanley_mcneil(s: pl.Expr, p: pl.Expr) -> pl.Expr:
+    # Bradley (1997) eq. 10-12, after Hanley & McNeil (1982).
+    theta = _auc_rank_sum(s, p)
+    n_pos, n_neg = (n.cast(pl.Float64) for n in _counts(s, p))
+    q1 = theta / (2.0 - theta)
+    q2 = 2.0 * theta**2 / (1.0 + theta)
+    var = (
+        theta * (1.0 - theta) + (n_pos - 1.0) * (q1 - theta**2) + (n_neg - 1.0) * (q2 - theta**2)
+    ) / (n_pos * n_neg)
+    return var.sqrt()
+
+
+def _delong_variance() -> pl.Expr:
+    # DeLong, DeLong & Clarke-Pearson (1988): with placement values
+    #   V10(x) = P(negative < x) + ½ P(negative = x)   for each positive x,
+    #   V01(y) = P(positive > y) + ½ P(positive = y)   for each negative y,
+    # var(AUC) = S10 / n+ + S01 / n-, S10 and S01 their sample variances. Placement
+    # values are constant within a tied run, so the sums are weighted by the run's counts.
+    n_pos = c.N_POS.cast(pl.Float64)
+    n_neg = c.N_NEG.cast(pl.Float64)
+    v10 = (c.NEG_BELOW + 0.5 * c.NEG) / n_neg
+    v01 = (c.POS_ABOVE + 0.5 * c.POS) / n_pos
+    s10 = (c.POS * (v10 - c.AUC) ** 2).sum() / (n_pos - 1.0)
+    s01 = (c.NEG * (v01 - c.AUC) ** 2).sum() / (n_neg - 1.0)
+    return pl.when((c.N_POS > 1) & (c.N_NEG > 1)).then(s10 / n_pos + s01 / n_neg)
+
+
+def auc_se(
+    score: ColumnLike,
+    positive: ColumnLike,
+    *,
+    method: Literal["delong", "hanley_mcneil"] = "delong",
+) -> pl.Expr:
+    """Standard error of the AUC.
+
+    ``"delong"``
+        The nonparametric estimate of DeLong, DeLong & Clarke-Pearson (1988) from
+        the placement values of each positive and negative (ties count one half).
+        Needs at least two positives and two negatives; otherwise null.
+    ``"hanley_mcneil"``
+        ``SE(W)`` of Hanley & McNeil (1982), Bradley (1997) eq. 10–12, which assumes
+        exponential score distributions through Q₁ = θ/(2 − θ) and Q₂ = 2θ²/(1 + θ).
+
+    Parameters
+    ----------
+    score, positive
+        As for :func:`auc`.
+    method
+        ``"delong"`` (default) or ``"hanley_mcneil"``.
+
+    Returns
+    -------
+    pl.Expr
+        ``Float64`` named ``auc_se``.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> import polaroc as pr
+    >>> df = pl.DataFrame({
+    ...     "score": [0.95, 0.86, 0.84, 0.89, 0.15, 0.13, 0.10],
+    ...     "label": [True, True, True, False, False, False, False],
+    ... })
+    >>> df.select(
+    ...     pr.auc_se("score", "label").alias("delong"),
+    ...     pr.auc_se("score", "label", method="hanley_mcneil").alias("hanley_mcneil"),
+    ... )
+    shape: (1, 2)
+    ┌──────────┬───────────────┐
+    │ delong   ┆ hanley_mcneil │
+    │ ---      ┆ ---           │
+    │ f64      ┆ f64           │
+    ╞══════════╪═══════════════╡
+    │ 0.186339 ┆ 0.175111      │
+    └──────────┴───────────────┘
+    """
+    if method == "delong":
+        build = lambda s, p: c.reduce_counts(s, p, _delong_variance()).sqrt()  # noqa: E731
+    elif method == "hanley_mcneil":
+        build = _hanley_mcneil
+    else:
+        msg = f"method must be 'delong' or 'hanley_mcneil', got {method!r}"
+        raise ValueError(msg)
+    return binary_expr(score, positive, build, name="auc_se")
+
+
+# ------------------------------------------------------------------ at a threshold
+
+
+def _confusion_counts(s: pl.Expr, p: pl.Expr, threshold: float | pl.Expr) -> dict[str, pl.Expr]:
+    predicted = s >= threshold
+    return {
+        "tp": (predicted & p).sum().cast(pl.Int64),
+        "fp": (predicted & ~p).sum().cast(pl.Int64),
+        "tn": (~predicted & ~p).sum().cast(pl.Int64),
+        "fn": (~predicted & p).sum().cast(pl.Int64),
+    }
+
+
+def confusion(
+    score: ColumnLike, positive: ColumnLike, *, threshold: float | pl.Expr = 0.5
+) -> pl.Expr:
+    """Confusion counts at a threshold: a struct of ``tp``, ``fp``, ``tn``, ``fn``.
+
+    A sample is predicted positive iff ``score >= threshold``. These are Bradley's
+    (1997) Tp, Fp, Tn, Fn from which eq. 1–6 are computed.
+
+    Parameters
+    ----------
+    score, positive
+        As for :func:`auc`.
+    threshold
+        A number, or a scalar expression (e.g. ``pl.col("score").median()``).
+
+    Returns
+    -------
+    pl.Expr
+        Struct of four ``Int64`` fields named ``confusion``; a null struct if the
+        group holds a NaN score (a NaN has no side of the threshold).
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> import polaroc as pr
+    >>> df = pl.DataFrame({"score": [0.9, 0.8, 0.3, 0.1], "label": [1, 0, 1, 0]})
+    >>> df.select(pr.confusion("score", "label", threshold=0.5)).unnest("confusion")
+    shape: (1, 4)
+    ┌─────┬─────┬─────┬─────┐
+    │ tp  ┆ fp  ┆ tn  ┆ fn  │
+    │ --- ┆ --- ┆ --- ┆ --- │
+    │ i64 ┆ i64 ┆ i64 ┆ i64 │
+    ╞═════╪═════╪═════╪═════╡
+    │ 1   ┆ 1   ┆ 1   ┆ 1   │
+    └─────┴─────┴─────┴─────┘
+    """
+    return binary_expr(
+        score,
+        positive,
+        lambda s, p: pl.struct(**_confusion_counts(s, p, threshold)),
+        name="confusion",
+        if_nan=None,
+    )
+
+
+def _rate(
+    score: ColumnLike,
+    positive: ColumnLike,
+    threshold: float | pl.Expr,
+    numerator: tuple[str, ...],
+    denominator: tuple[str, ...],
+    name: str,
+) -> pl.Expr:
+    def build(s: pl.Expr, p: pl.Expr) -> pl.Expr:
+        k = _confusion_counts(s, p, threshold)
+        num = pl.sum_horizontal(k[f] for f in numerator)
+        den = pl.sum_horizontal(k[f] for f in denominator)
+        return pl.when(den > 0).then(num / den)
+
+    return binary_expr(score, positive, build, name=name)
+
+
+def accuracy(
+    score: ColumnLike, positive: ColumnLike, *, threshold: float | pl.Expr = 0.5
+) -> pl.Expr:
+    """Accuracy: ``(Tp + Tn) / n`` at a threshold (Bradley 1997, eq. 1).
+
+    A sample is predicted positive iff ``score >= threshold``.
+
+    Parameters
+    ----------
+    score, positive
+        As for :func:`auc`.
+    threshold
+        A number, or a scalar expression.
+
+    Returns
+    -------
+    pl.Expr
+        ``Float64`` named ``accuracy``; null when the denominator is zero, NaN if the
+        group holds a NaN score.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> import polaroc as pr
+    >>> df = pl.DataFrame({"score": [0.9, 0.8, 0.6, 0.1], "label": [1, 0, 1, 0]})
+    >>> df.select(pr.accuracy("score", "label", threshold=0.5))
+    shape: (1, 1)
+    ┌──────────┐
+    │ accuracy │
+    │ ---      │
+    │ f64      │
+    ╞══════════╡
+    │ 0.75     │
+    └──────────┘
+    """
+    return _rate(score, positive, threshold, ("tp", "tn"), ("tp", "fp", "tn", "fn"), "accuracy")
+
+
+def error(score: ColumnLike, positive: ColumnLike, *, threshold: float | pl.Expr = 0.5) -> pl.Expr:
+    """Error rate: ``(Fp + Fn) / n``, one minus the accuracy at a threshold (Bradley 1997, eq. 1).
+
+    A sample is predicted positive iff ``score >= threshold``.
+
+    Parameters
+    ----------
+    score, positive
+        As for :func:`auc`.
+    threshold
+        A number, or a scalar expression.
+
+    Returns
+    -------
+    pl.Expr
+        ``Float64`` named ``error``; null when the denominator is zero, NaN if the
+        group holds a NaN score.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> import polaroc as pr
+    >>> df = pl.DataFrame({"score": [0.9, 0.8, 0.6, 0.1], "label": [1, 0, 1, 0]})
+    >>> df.select(pr.error("score", "label", threshold=0.5))
+    shape: (1, 1)
+    ┌───────┐
+    │ error │
+    │ ---   │
+    │ f64   │
+    ╞═══════╡
+    │ 0.25  │
+    └───────┘
+    """
+    return _rate(score, positive, threshold, ("fp", "fn"), ("tp", "fp", "tn", "fn"), "error")
+
+
+def sensitivity(
+    score: ColumnLike, positive: ColumnLike, *, threshold: float | pl.Expr = 0.5
+) -> pl.Expr:
+    """Sensitivity (true positive rate, recall): ``Tp / Cp`` at a threshold (Bradley 1997, eq. 2).
+
+    A sample is predicted positive iff ``score >= threshold``.
+
+    Parameters
+    ----------
+    score, positive
+        As for :func:`auc`.
+    threshold
+        A number, or a scalar expression.
+
+    Returns
+    -------
+    pl.Expr
+        ``Float64`` named ``sensitivity``; null when the denominator is zero, NaN if the
+        group holds a NaN score.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> import polaroc as pr
+    >>> df = pl.DataFrame({"score": [0.9, 0.8, 0.6, 0.1], "label": [1, 0, 1, 0]})
+    >>> df.select(pr.sensitivity("score", "label", threshold=0.5))
+    shape: (1, 1)
+    ┌─────────────┐
+    │ sensitivity │
+    │ ---         │
+    │ f64         │
+    ╞═════════════╡
+    │ 1.0         │
+    └─────────────┘
+    """
+    return _rate(score, positive, threshold, ("tp",), ("tp", "fn"), "sensitivity")
+
+
+def specificity(
+    score: ColumnLike, positive: ColumnLike, *, threshold: float | pl.Expr = 0.5
+) -> pl.Expr:
+    """Specificity (true negative rate): ``Tn / Cn`` at a threshold (Bradley 1997, eq. 3).
+
+    A sample is predicted positive iff ``score >= threshold``.
+
+    Parameters
+    ----------
+    score, positive
+        As for :func:`auc`.
+    threshold
+        A number, or a scalar expression.
+
+    Returns
+    -------
+    pl.Expr
+        ``Float64`` named ``specificity``; null when the denominator is zero, NaN if the
+        group holds a NaN score.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> import polaroc as pr
+    >>> df = pl.DataFrame({"score": [0.9, 0.8, 0.6, 0.1], "label": [1, 0, 1, 0]})
+    >>> df.select(pr.specificity("score", "label", threshold=0.5))
+    shape: (1, 1)
+    ┌─────────────┐
+    │ specificity │
+    │ ---         │
+    │ f64         │
+    ╞═════════════╡
+    │ 0.5         │
+    └─────────────┘
+    """
+    return _rate(score, positive, threshold, ("tn",), ("tn", "fp"), "specificity")
+
+
+def ppv(score: ColumnLike, positive: ColumnLike, *, threshold: float | pl.Expr = 0.5) -> pl.Expr:
+    """Positive predictive value (precision): ``Tp / Rp`` at a threshold (Bradley 1997, eq. 4).
+
+    A sample is predicted positive iff ``score >= threshold``.
+
+    Parameters
+    ----------
+    score, positive
+        As for :func:`auc`.
+    threshold
+        A number, or a scalar expression.
+
+    Returns
+    -------
+    pl.Expr
+        ``Float64`` named ``ppv``; null when the denominator is zero, NaN if the
+        group holds a NaN score.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> import polaroc as pr
+    >>> df = pl.DataFrame({"score": [0.9, 0.8, 0.6, 0.1], "label": [1, 0, 1, 0]})
+    >>> df.select(pr.ppv("score", "label", threshold=0.5))
+    shape: (1, 1)
+    ┌──────────┐
+    │ ppv      │
+    │ ---      │
+    │ f64      │
+    ╞══════════╡
+    │ 0.666667 │
+    └──────────┘
+    """
+    return _rate(score, positive, threshold, ("tp",), ("tp", "fp"), "ppv")
+
+
+def npv(score: ColumnLike, positive: ColumnLike, *, threshold: float | pl.Expr = 0.5) -> pl.Expr:
+    """Negative predictive value: ``Tn / Rn`` at a threshold (Bradley 1997, eq. 5).
+
+    A sample is predicted positive iff ``score >= threshold``.
+
+    Parameters
+    ----------
+    score, positive
+        As for :func:`auc`.
+    threshold
+        A number, or a scalar expression.
+
+    Returns
+    -------
+    pl.Expr
+        ``Float64`` named ``npv``; null when the denominator is zero, NaN if the
+        group holds a NaN score.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> import polaroc as pr
+    >>> df = pl.DataFrame({"score": [0.9, 0.8, 0.6, 0.1], "label": [1, 0, 1, 0]})
+    >>> df.select(pr.npv("score", "label", threshold=0.5))
+    shape: (1, 1)
+    ┌─────┐
+    │ npv │
+    │ --- │
+    │ f64 │
+    ╞═════╡
+    │ 1.0 │
+    └─────┘
+    """
+    return _rate(score, positive, threshold, ("tn",), ("tn", "fn"), "npv")
+
+
+def cost(
+    score: ColumnLike,
+    positive: ColumnLike,
+    *,
+    threshold: float | pl.Expr = 0.5,
+    cost_fp: float = 1.0,
+    cost_fn: float = 1.0,
+    normalize: bool = False,
+) -> pl.Expr:
+    """Misclassification cost at a threshold: ``Fp · C_Fp + Fn · C_Fn`` (Bradley 1997, eq. 6).
+
+    Parameters
+    ----------
+    score, positive
+        As for :func:`auc`.
+    threshold
+        A number, or a scalar expression; predicted positive iff ``score >= threshold``.
+    cost_fp, cost_fn
+        Cost of one false positive and of one false negative.
+    normalize
+        Divide by the number of samples (expected cost per sample) instead of
+        returning the total of eq. 6.
+
+    Returns
+    -------
+    pl.Expr
+        ``Float64`` named ``cost``; NaN if the group holds a NaN score.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> import polaroc as pr
+    >>> df = pl.DataFrame({"score": [0.9, 0.8, 0.3, 0.1], "label": [1, 0, 1, 0]})
+    >>> df.select(pr.cost("score", "label", cost_fp=1.0, cost_fn=5.0))
+    shape: (1, 1)
+    ┌──────┐
+    │ cost │
+    │ ---  │
+    │ f64  │
+    ╞══════╡
+    │ 6.0  │
+    └──────┘
+    """
+
+    def build(s: pl.Expr, p: pl.Expr) -> pl.Expr:
+        k = _confusion_counts(s, p, threshold)
+        total = k["fp"] * float(cost_fp) + k["fn"] * float(cost_fn)
+        if not normalize:
+            return total
+        n = s.len()
+        return pl.when(n > 0).then(total / n)
+
+    return binary_expr(score, positive, build, name="cost")

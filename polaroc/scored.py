@@ -1,0 +1,143 @@
+"""Wu & Flach's (2005) scored AUC.
+
+The AUC counts how often a positive is scored above a negative; the scored AUC also
+weighs each such pair by *how far* above: sAUC = (1 / n⁺n⁻) Σ (x − y)·[x > y] over
+all (positive x, negative y) pairs. Wu & Flach (2005, Definition 1) split it as
+sAUC = Rs⁺ − Rs⁻ with Rs⁺ = Σ x·[x > y] / (n⁺n⁻) and Rs⁻ = Σ y·[x > y] / (n⁺n⁻),
+and show (their Table 2 and §3) that for scores in [0, 1],
+M⁺ − M⁻ ≤ sAUC ≤ AUC, M± being the mean score of each class.
+
+Both are read from the group's counts at thresholds (``polaroc._counts``): with the
+scores in ascending order, Rs⁺ sums each positive's score times the number of
+negatives strictly below it, and Rs⁻ each negative's score times the number of
+positives strictly above it. Tied pairs contribute nothing, as [x > y] says.
+"""
+
+from __future__ import annotations
+
+import polars as pl
+
+from polaroc import _counts as c
+from polaroc._input import NAN, ColumnLike, binary_expr
+
+__all__ = ["sauc", "sauc_parts"]
+
+
+def _weighted(count: pl.Expr, value: pl.Expr) -> pl.Expr:
+    # count · value, skipping empty runs so that a score of ±inf with no samples
+    # behind it does not turn the sum into 0 · inf = NaN.
+    return pl.when(count > 0).then(count * value)
+
+
+def _pairs() -> pl.Expr:
+    return (c.N_POS * c.N_NEG).cast(pl.Float64)
+
+
+def _r_pos() -> pl.Expr:
+    return _weighted(c.POS * c.NEG_BELOW, c.THRESHOLD).sum() / _pairs()
+
+
+def _r_neg() -> pl.Expr:
+    return _weighted(c.NEG * c.POS_ABOVE, c.THRESHOLD).sum() / _pairs()
+
+
+def _both_classes(value: pl.Expr) -> pl.Expr:
+    return pl.when((c.N_POS > 0) & (c.N_NEG > 0)).then(value)
+
+
+def sauc(score: ColumnLike, positive: ColumnLike) -> pl.Expr:
+    """Scored AUC of Wu & Flach (2005): mean over all pairs of ``(x − y)·[x > y]``.
+
+    ``x`` runs over the positives' scores and ``y`` over the negatives'. Unlike the
+    AUC it depends on the score values, not only on their order, so it is meant for
+    scores on a common scale (e.g. probabilities).
+
+    Parameters
+    ----------
+    score, positive
+        As for :func:`polaroc.auc` (score first, then the positive indicator).
+
+    Returns
+    -------
+    pl.Expr
+        ``Float64`` named ``sauc``: null for a group without positives or negatives,
+        NaN for a NaN score; an infinite score gives an infinite or NaN sAUC.
+
+    Examples
+    --------
+    Wu & Flach's (2005) worked example:
+
+    >>> import polars as pl
+    >>> import polaroc as pr
+    >>> df = pl.DataFrame({
+    ...     "score": [0.95, 0.86, 0.84, 0.89, 0.15, 0.13, 0.10],
+    ...     "label": [True, True, True, False, False, False, False],
+    ... })
+    >>> df.select(pr.auc("score", "label"), pr.sauc("score", "label"))
+    shape: (1, 2)
+    ┌──────────┬────────┐
+    │ auc      ┆ sauc   │
+    │ ---      ┆ ---    │
+    │ f64      ┆ f64    │
+    ╞══════════╪════════╡
+    │ 0.833333 ┆ 0.5725 │
+    └──────────┴────────┘
+    """
+    reduction = _both_classes(_r_pos() - _r_neg())
+    return binary_expr(score, positive, lambda s, p: c.reduce_counts(s, p, reduction), name="sauc")
+
+
+def sauc_parts(score: ColumnLike, positive: ColumnLike) -> pl.Expr:
+    """The parts of the scored AUC: Rs⁺, Rs⁻, sAUC, M⁺ and M⁻ as one struct.
+
+    Fields ``r_pos``, ``r_neg``, ``sauc``, ``mean_pos``, ``mean_neg``. See
+    :func:`sauc`; ``sauc = r_pos − r_neg`` (Wu & Flach 2005, Definition 1) and
+    ``mean_pos``/``mean_neg`` are the mean scores of the positives and negatives,
+    the bounds of their Table 2.
+
+    Parameters
+    ----------
+    score, positive
+        As for :func:`polaroc.auc`.
+
+    Returns
+    -------
+    pl.Expr
+        Struct of five ``Float64`` fields named ``sauc_parts``; a null struct for a
+        group without positives or negatives, NaN fields for a NaN score.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> import polaroc as pr
+    >>> df = pl.DataFrame({
+    ...     "score": [0.95, 0.86, 0.84, 0.89, 0.15, 0.13, 0.10],
+    ...     "label": [True, True, True, False, False, False, False],
+    ... })
+    >>> df.select(pr.sauc_parts("score", "label")).unnest("sauc_parts")
+    shape: (1, 5)
+    ┌──────────┬──────────┬────────┬──────────┬──────────┐
+    │ r_pos    ┆ r_neg    ┆ sauc   ┆ mean_pos ┆ mean_neg │
+    │ ---      ┆ ---      ┆ ---    ┆ ---      ┆ ---      │
+    │ f64      ┆ f64      ┆ f64    ┆ f64      ┆ f64      │
+    ╞══════════╪══════════╪════════╪══════════╪══════════╡
+    │ 0.741667 ┆ 0.169167 ┆ 0.5725 ┆ 0.883333 ┆ 0.3175   │
+    └──────────┴──────────┴────────┴──────────┴──────────┘
+    """
+    reduction = _both_classes(
+        pl.struct(
+            r_pos=_r_pos(),
+            r_neg=_r_neg(),
+            sauc=_r_pos() - _r_neg(),
+            mean_pos=_weighted(c.POS, c.THRESHOLD).sum() / c.N_POS,
+            mean_neg=_weighted(c.NEG, c.THRESHOLD).sum() / c.N_NEG,
+        )
+    )
+    nan = pl.struct(**{f: pl.lit(NAN) for f in ("r_pos", "r_neg", "sauc", "mean_pos", "mean_neg")})
+    return binary_expr(
+        score,
+        positive,
+        lambda s, p: c.reduce_counts(s, p, reduction),
+        name="sauc_parts",
+        if_nan=nan,
+    )

@@ -1,0 +1,46 @@
+"""Keep the README, CI and the public API in step."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import polaroc as pr
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def readme_commands() -> list[str]:
+    text = (ROOT / "README.md").read_text()
+    block = re.search(r"```bash\n(.*?)```", text, re.S)
+    assert block, "README must open with a bash block of two commands"
+    return [line for line in block.group(1).splitlines() if line.strip()]
+
+
+def test_readme_opens_with_two_commands():
+    text = (ROOT / "README.md").read_text()
+    assert text.index("```bash") < 40, "the commands come first"
+    assert len(readme_commands()) == 2
+
+
+def test_ci_runs_the_readme_test_command():
+    ci = (ROOT / ".ci" / "run").read_text()
+    assert readme_commands()[1] in ci
+
+
+def test_public_names_exist_and_are_documented():
+    for name in pr.__all__:
+        obj = getattr(pr, name)
+        assert obj.__doc__, f"{name} needs a docstring"
+        assert "Examples" in obj.__doc__, f"{name}'s docstring needs runnable examples"
+
+
+def test_ruff_is_clean():
+    import shutil
+    import subprocess
+
+    ruff = shutil.which("ruff")
+    assert ruff, "ruff is a test dependency"
+    for args in (["check"], ["format", "--check"]):
+        done = subprocess.run([ruff, *args, str(ROOT)], capture_output=True, text=True)
+        assert done.returncode == 0, done.stdout + done.stderr
