@@ -18,7 +18,30 @@ class LogFileError(ValueError):
 
 
 def demo_log_path() -> Path:
-    """Path of the bundled example log (see ``scripts/make_demo_log.py``)."""
+    """Path of the bundled example log (see ``scripts/make_demo_log.py``).
+
+    Six classifiers on the Wisconsin diagnostic breast cancer data, stratified
+    10-fold cross-validation, one row per (model, fold, sample, class).
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> import polaroc as pr
+    >>> pl.read_parquet(pr.demo_log_path()).group_by("model").len().sort("model")
+    shape: (6, 2)
+    ┌─────────────┬──────┐
+    │ model       ┆ len  │
+    │ ---         ┆ ---  │
+    │ str         ┆ u32  │
+    ╞═════════════╪══════╡
+    │ forest      ┆ 1138 │
+    │ knn9        ┆ 1138 │
+    │ lda         ┆ 1138 │
+    │ logistic    ┆ 1138 │
+    │ naive_bayes ┆ 1138 │
+    │ tree        ┆ 1138 │
+    └─────────────┴──────┘
+    """
     return Path(__file__).resolve().parent / "data" / "demo_log.parquet"
 
 
