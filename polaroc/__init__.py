@@ -18,6 +18,10 @@ from polaroc.binary import (
     sensitivity,
     specificity,
 )
+from polaroc.curves import partial_auc, roc_curve, roc_points, trapezoid_auc
+from polaroc.folds import average_roc, pooled_roc, pooling_table, stratified_folds
+from polaroc.io import demo_log_path, scan_logs
+from polaroc.operating import min_cost_point, neyman_pearson_point, youden_point
 from polaroc.scored import sauc, sauc_parts
 
 __version__ = "0.1.0"
@@ -26,14 +30,27 @@ __all__ = [
     "accuracy",
     "auc",
     "auc_se",
+    "average_roc",
     "confusion",
     "cost",
+    "demo_log_path",
     "error",
     "gini",
+    "min_cost_point",
+    "neyman_pearson_point",
     "npv",
+    "partial_auc",
+    "pooled_roc",
+    "pooling_table",
     "ppv",
+    "roc_curve",
+    "roc_points",
     "sauc",
     "sauc_parts",
+    "scan_logs",
     "sensitivity",
     "specificity",
+    "stratified_folds",
+    "trapezoid_auc",
+    "youden_point",
 ]

@@ -47,3 +47,49 @@ def delong_variance(scores, positive) -> float:
     v10 = psi.mean(axis=1)  # one per positive
     v01 = psi.mean(axis=0)  # one per negative
     return float(v10.var(ddof=1) / len(x) + v01.var(ddof=1) / len(y))
+
+
+# ------------------------------------------------------------------ ROC curves
+
+
+def counts_at(scores, positive, thresholds) -> tuple[np.ndarray, np.ndarray]:
+    """(fp, tp) at each threshold: negatives and positives with score >= threshold."""
+    s = np.asarray(scores, dtype=float)
+    p = np.asarray(positive, dtype=bool)
+    predicted = s[None, :] >= np.asarray(thresholds, dtype=float)[:, None]
+    return (predicted & ~p).sum(axis=1), (predicted & p).sum(axis=1)
+
+
+def bradley_trapezoid(fpr, tpr) -> float:
+    """Bradley (1997) eq. 7-9 over points sorted by alpha, closed with (0, 0) and (1, 1).
+
+    Each step adds the rectangle under the previous point's sensitivity plus the
+    triangle of the rise.
+    """
+    fpr, tpr = np.asarray(fpr, dtype=float), np.asarray(tpr, dtype=float)
+    order = np.lexsort((tpr, fpr))
+    alpha = np.r_[0.0, fpr[order], 1.0]
+    sens = np.r_[0.0, tpr[order], 1.0]
+    total = 0.0
+    for i in range(1, alpha.size):
+        d_alpha = alpha[i] - alpha[i - 1]
+        total += sens[i - 1] * d_alpha + 0.5 * (sens[i] - sens[i - 1]) * d_alpha
+    return total
+
+
+def tpr_for_fpr(fpr, tpr, x: float) -> float:
+    """Fawcett (2006) Algorithm 4, TPR_FOR_FPR: interpolate after the last point with fpr <= x."""
+    i = 0
+    while i + 1 < len(fpr) and fpr[i + 1] <= x:
+        i += 1
+    if fpr[i] == x or i + 1 == len(fpr):
+        return float(tpr[i])
+    return float(tpr[i] + (tpr[i + 1] - tpr[i]) * (x - fpr[i]) / (fpr[i + 1] - fpr[i]))
+
+
+def on_segment(p, q, r) -> bool:
+    """Whether integer point q lies on the segment from p to r (exact)."""
+    cross = (q[0] - p[0]) * (r[1] - p[1]) - (q[1] - p[1]) * (r[0] - p[0])
+    within_x = min(p[0], r[0]) <= q[0] <= max(p[0], r[0])
+    within_y = min(p[1], r[1]) <= q[1] <= max(p[1], r[1])
+    return cross == 0 and within_x and within_y

@@ -1,0 +1,550 @@
+"""Cross-validation folds: assigning them, and combining their ROC curves.
+
+Bradley (1997, §5) tests every classifier on 10 folds that keep the class proportions,
+and (§6, "Remark") names the two ways of combining the folds' ROC results:
+
+*pooling*
+    one group curve from all folds' raw counts together (:func:`pooled_roc`); it
+    assumes every fold's classifier puts its thresholds in the same places, and when
+    the folds' score scales differ it depresses the AUC;
+*averaging*
+    one AUC per fold, then their mean and standard deviation, which estimates the
+    AUC and its spread but gives no curve.
+
+Fawcett (2006, §8) gives averaged *curves*: vertical averaging (mean TPR of the fold
+curves at fixed FPRs) and threshold averaging (mean point of the fold curves at fixed
+thresholds), both in :func:`average_roc`. :func:`pooling_table` puts the mean ± sd of
+the fold AUCs next to the pooled AUC so the pooling bias is visible.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Literal
+
+import numpy as np
+import polars as pl
+
+from polaroc import _counts as c
+from polaroc._input import ColumnLike, FrameLike, LogColumns, as_lazy, as_names, to_expr
+from polaroc._log import POSITIVE, SCORE, default_by
+from polaroc.binary import auc
+from polaroc.curves import (
+    NAN,
+    as_grid,
+    curve_input,
+    curve_lists,
+    roc_curve,
+    with_origin,
+    with_rates,
+)
+
+__all__ = ["average_roc", "pooled_roc", "pooling_table", "stratified_folds"]
+
+INF = float("inf")
+_E = pl.element()
+_F = pl.field
+
+
+def stratified_folds(label: ColumnLike, *, k: int = 10, seed: int = 0) -> pl.Expr:
+    """Assign each row a fold id in ``0 … k−1``, keeping every label's proportion per fold.
+
+    The rows are put in a random order within each label (a seeded shuffle), the labels
+    one after the other in sorted order, and the row at position ``i`` of that order
+    goes to fold ``i mod k``. Each label's rows are consecutive, so every fold receives
+    ``⌊n_l / k⌋`` or ``⌈n_l / k⌉`` rows of a label with ``n_l`` rows (within one sample
+    of its exact share), and the fold sizes differ by at most one overall. This is the
+    stratified 10-fold design of Bradley (1997, §5). Null labels form a stratum of
+    their own.
+
+    Use it on the data set (one row per sample) before training; the fold ids then go
+    into the score log polaroc reads. Use ``.over(...)`` to stratify within each group
+    (e.g. per data set).
+
+    Parameters
+    ----------
+    label
+        Column or expression holding the class of each row (any sortable dtype).
+    k
+        Number of folds, at least 2.
+    seed
+        Seed of the shuffle: the same rows in the same order with the same seed get
+        the same folds (with the same Polars version).
+
+    Returns
+    -------
+    pl.Expr
+        ``Int64`` named ``fold``.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> import polaroc as pr
+    >>> data = pl.DataFrame({"label": ["a"] * 6 + ["b"] * 3})
+    >>> folds = data.with_columns(pr.stratified_folds("label", k=3, seed=1))
+    >>> folds.group_by("fold", "label").len().sort("fold", "label")
+    shape: (6, 3)
+    ┌──────┬───────┬─────┐
+    │ fold ┆ label ┆ len │
+    │ ---  ┆ ---   ┆ --- │
+    │ i64  ┆ str   ┆ u32 │
+    ╞══════╪═══════╪═════╡
+    │ 0    ┆ a     ┆ 2   │
+    │ 0    ┆ b     ┆ 1   │
+    │ 1    ┆ a     ┆ 2   │
+    │ 1    ┆ b     ┆ 1   │
+    │ 2    ┆ a     ┆ 2   │
+    │ 2    ┆ b     ┆ 1   │
+    └──────┴───────┴─────┘
+    """
+    if isinstance(k, bool) or not isinstance(k, int) or k < 2:
+        msg = f"k must be an integer of at least 2, got {k!r}"
+        raise ValueError(msg)
+    if isinstance(seed, bool) or not isinstance(seed, int):
+        msg = f"seed must be an integer, got {seed!r}"
+        raise TypeError(msg)
+    key = to_expr(label, argument="label")
+    shuffle = pl.int_range(pl.len(), dtype=pl.Int64).shuffle(seed=seed)
+    position = pl.arg_sort_by(key, shuffle).arg_sort()  # row's rank in (label, shuffle) order
+    return (position.cast(pl.Int64) % k).alias("fold")
+
+
+# ------------------------------------------------------------------ combining folds
+
+
+def _outer_by(log: FrameLike, by: str | Iterable[str] | None, columns: LogColumns) -> list[str]:
+    """The groups folds are combined within: ``by``, else the default without the fold."""
+    if by is not None:
+        return as_names(by)
+    schema = as_lazy(log).collect_schema()
+    return [name for name in default_by(schema, columns) if name != columns.fold]
+
+
+def pooled_roc(
+    log: FrameLike,
+    by: str | Iterable[str] | None = None,
+    *,
+    drop_intermediate: bool = False,
+    thresholds: Sequence[float] | np.ndarray | pl.Series | None = None,
+    model: str = "model",
+    fold: str = "fold",
+    class_: str = "class",
+    score: str = "score",
+    label: str = "label",
+    dataset: str = "dataset",
+) -> pl.LazyFrame:
+    """Bradley's pooled ROC curve: all folds' scores together, one curve per group.
+
+    This is :func:`polaroc.roc_curve` grouped without the fold: the folds' true- and
+    false-positive counts are summed at every threshold (Bradley 1997, §6, "pooling").
+    When the folds' classifiers put their scores on different scales, a threshold
+    means different things in different folds, and the pooled curve (and its AUC)
+    falls below the folds' own; compare with :func:`pooling_table` and
+    :func:`average_roc`.
+
+    Parameters
+    ----------
+    log
+        Score log in the contract's long format.
+    by
+        Groups to pool within; default ``model`` (with ``dataset`` first when the log
+        has one): the default of :func:`polaroc.roc_curve` without the fold.
+    drop_intermediate, thresholds
+        As for :func:`polaroc.roc_curve`.
+    model, fold, class_, score, label, dataset
+        Names of the log's columns.
+
+    Returns
+    -------
+    pl.LazyFrame
+        The columns of :func:`polaroc.roc_curve`, one curve per group (and class).
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> import polaroc as pr
+    >>> log = pl.DataFrame({
+    ...     "model": "m",
+    ...     "fold": [1, 1, 1, 1, 2, 2, 2, 2],
+    ...     "score": [0.4, 0.3, 0.2, 0.1, 0.9, 0.8, 0.7, 0.6],
+    ...     "label": [True, False, True, False, True, False, True, False],
+    ... })
+    >>> pr.pooled_roc(log, drop_intermediate=True).head(4).collect()
+    shape: (4, 6)
+    ┌───────┬───────────┬──────┬──────┬─────┬─────┐
+    │ model ┆ threshold ┆ fpr  ┆ tpr  ┆ tp  ┆ fp  │
+    │ ---   ┆ ---       ┆ ---  ┆ ---  ┆ --- ┆ --- │
+    │ str   ┆ f64       ┆ f64  ┆ f64  ┆ i64 ┆ i64 │
+    ╞═══════╪═══════════╪══════╪══════╪═════╪═════╡
+    │ m     ┆ inf       ┆ 0.0  ┆ 0.0  ┆ 0   ┆ 0   │
+    │ m     ┆ 0.9       ┆ 0.0  ┆ 0.25 ┆ 1   ┆ 0   │
+    │ m     ┆ 0.8       ┆ 0.25 ┆ 0.25 ┆ 1   ┆ 1   │
+    │ m     ┆ 0.7       ┆ 0.25 ┆ 0.5  ┆ 2   ┆ 1   │
+    └───────┴───────────┴──────┴──────┴─────┴─────┘
+
+    Each fold ranks its scores equally well (AUC 0.75), but fold 2's negatives
+    outrank fold 1's positives once pooled:
+
+    >>> pr.pooled_roc(log).group_by("model").agg(pr.trapezoid_auc("fpr", "tpr")).collect()
+    shape: (1, 2)
+    ┌───────┬───────────────┐
+    │ model ┆ trapezoid_auc │
+    │ ---   ┆ ---           │
+    │ str   ┆ f64           │
+    ╞═══════╪═══════════════╡
+    │ m     ┆ 0.625         │
+    └───────┴───────────────┘
+    """
+    columns = LogColumns(
+        model=model, fold=fold, class_=class_, score=score, label=label, dataset=dataset
+    )
+    return roc_curve(
+        log,
+        by=_outer_by(log, by, columns),
+        drop_intermediate=drop_intermediate,
+        thresholds=thresholds,
+        class_=class_,
+        score=score,
+        label=label,
+    )
+
+
+def _fold_input(
+    log: FrameLike, by: str | Iterable[str] | None, columns: LogColumns
+) -> tuple[pl.LazyFrame, list[str], list[str]]:
+    """Rows, the per-fold curve keys, and the keys the folds are combined within."""
+    outer = _outer_by(log, by, columns)
+    if columns.fold in outer:
+        msg = f"`by` must not hold the fold column {columns.fold!r}; folds are combined within by"
+        raise ValueError(msg)
+    frame, keys = curve_input(log, [*outer, columns.fold], columns)
+    return frame, keys, [k for k in keys if k != columns.fold]
+
+
+def _join(left: pl.LazyFrame, right: pl.LazyFrame, on: list[str]) -> pl.LazyFrame:
+    if not on:
+        return left.join(right, how="cross")
+    return left.join(right, on=on, how="left", nulls_equal=True)
+
+
+def pooling_table(
+    log: FrameLike,
+    by: str | Iterable[str] | None = None,
+    *,
+    model: str = "model",
+    fold: str = "fold",
+    class_: str = "class",
+    score: str = "score",
+    label: str = "label",
+    dataset: str = "dataset",
+) -> pl.LazyFrame:
+    """Averaged against pooled AUC per group: Bradley's two ways of combining folds.
+
+    ``auc_mean`` and ``auc_sd`` are the mean and standard deviation (``ddof = 1``) of
+    the folds' AUCs ("averaging"; Bradley 1997, §6, takes the sd as the AUC's
+    standard error and §9.3 compares it with SE(W)), ``auc_pooled`` is the AUC of all
+    folds' scores together ("pooling"), and ``pooling_bias = auc_pooled − auc_mean``
+    is negative when the folds' score scales differ.
+
+    Parameters
+    ----------
+    log
+        Score log in the contract's long format.
+    by
+        Groups the folds are combined within; default ``model`` (with ``dataset``
+        first when the log has one). A log with a class column adds ``class``
+        (one-vs-rest AUCs, as in :func:`polaroc.roc_curve`).
+    model, fold, class_, score, label, dataset
+        Names of the log's columns.
+
+    Returns
+    -------
+    pl.LazyFrame
+        One row per group: the keys, ``n_folds`` (folds with an AUC), ``n_degenerate``
+        (folds with one class only, whose AUC is null and left out of the mean),
+        ``auc_mean``, ``auc_sd``, ``auc_pooled``, ``pooling_bias``. A NaN score makes
+        its fold's AUC, and so the mean and the pooled AUC, NaN.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> import polaroc as pr
+    >>> log = pl.DataFrame({
+    ...     "model": "m",
+    ...     "fold": [1, 1, 1, 1, 2, 2, 2, 2],
+    ...     "score": [0.4, 0.3, 0.2, 0.1, 0.9, 0.8, 0.7, 0.6],
+    ...     "label": [True, False, True, False, True, False, True, False],
+    ... })
+    >>> pr.pooling_table(log).collect()
+    shape: (1, 7)
+    ┌───────┬─────────┬──────────────┬──────────┬────────┬────────────┬──────────────┐
+    │ model ┆ n_folds ┆ n_degenerate ┆ auc_mean ┆ auc_sd ┆ auc_pooled ┆ pooling_bias │
+    │ ---   ┆ ---     ┆ ---          ┆ ---      ┆ ---    ┆ ---        ┆ ---          │
+    │ str   ┆ i64     ┆ i64          ┆ f64      ┆ f64    ┆ f64        ┆ f64          │
+    ╞═══════╪═════════╪══════════════╪══════════╪════════╪════════════╪══════════════╡
+    │ m     ┆ 2       ┆ 0            ┆ 0.75     ┆ 0.0    ┆ 0.625      ┆ -0.125       │
+    └───────┴─────────┴──────────────┴──────────┴────────┴────────────┴──────────────┘
+    """
+    columns = LogColumns(
+        model=model, fold=fold, class_=class_, score=score, label=label, dataset=dataset
+    )
+    frame, keys, outer = _fold_input(log, by, columns)
+    fold_auc = frame.group_by(keys).agg(auc(SCORE, POSITIVE))
+    averaged = fold_auc.group_by(outer).agg(
+        n_folds=pl.col("auc").count().cast(pl.Int64),
+        n_degenerate=pl.col("auc").null_count().cast(pl.Int64),
+        auc_mean=pl.col("auc").mean(),
+        auc_sd=pl.col("auc").std(),
+    )
+    pooled = frame.group_by(outer).agg(auc(SCORE, POSITIVE).alias("auc_pooled"))
+    table = _join(averaged, pooled, outer)
+    table = table.with_columns(pooling_bias=pl.col("auc_pooled") - pl.col("auc_mean"))
+    return table.sort(outer, maintain_order=True)
+
+
+# ------------------------------------------------------------------ averaged curves
+
+
+def _fpr_grid(grid: int | Sequence[float] | np.ndarray) -> np.ndarray:
+    if isinstance(grid, int) and not isinstance(grid, bool):
+        if grid < 2:
+            msg = f"`grid` must be at least 2 points, got {grid}"
+            raise ValueError(msg)
+        return np.linspace(0.0, 1.0, grid)
+    values = np.unique(np.asarray(grid, dtype=float))
+    if values.size == 0 or not ((values >= 0.0) & (values <= 1.0)).all():
+        msg = "for vertical averaging `grid` must hold false-positive rates in [0, 1]"
+        raise ValueError(msg)
+    return values
+
+
+def _tpr_at(fpr_grid: np.ndarray) -> pl.Expr:
+    """TPR of a curve list at each grid FPR (Fawcett 2006, Algorithm 4, TPR_FOR_FPR).
+
+    The curve's last point with ``fpr <= x`` (the top of a vertical run) is joined to
+    the next point by a straight line; a curve with null rates gives null.
+    """
+    x, y = _E.struct.field("fpr"), _E.struct.field("tpr")
+    at = pl.lit(pl.Series(fpr_grid, dtype=pl.Float64))
+    i = x.search_sorted(at, side="right").cast(pl.Int64) - 1
+    j = pl.min_horizontal(i + 1, pl.len().cast(pl.Int64) - 1)
+    x0, y0, x1, y1 = x.gather(i), y.gather(i), x.gather(j), y.gather(j)
+    tpr = pl.when(x1 > x0).then(y0 + (y1 - y0) * (at - x0) / (x1 - x0)).otherwise(y0)
+    defined = x.is_not_null().all() & y.is_not_null().all()
+    return pl.struct(fpr=at, tpr=pl.when(defined).then(tpr))
+
+
+def _vertical(frame: pl.LazyFrame, keys: list[str], fpr_grid: np.ndarray) -> pl.LazyFrame:
+    curves = curve_lists(frame, keys)
+    points = pl.col("curve").list.eval(_tpr_at(fpr_grid)).alias("point")
+    return (
+        curves.select(*keys, "has_nan", points)
+        .explode("point")
+        .unnest("point")
+        .with_columns(tpr=pl.when(pl.col("has_nan")).then(NAN).otherwise(pl.col("tpr")))
+    )
+
+
+def _points_at_thresholds() -> pl.Expr:
+    """A fold's counts merged with a threshold grid (sorted) → the points at the grid.
+
+    Inside ``list.eval`` on the fold's ``threshold_counts`` (``is_grid`` false) and the
+    grid (``is_grid`` true, null counts), sorted by threshold with a grid value before
+    a score equal to it: the running counts it inherits are those of the scores
+    strictly below it, so ``tp = n⁺ − (positives below)``.
+    """
+    cpos = _E.struct.field("cpos").forward_fill().fill_null(0)
+    cneg = _E.struct.field("cneg").forward_fill().fill_null(0)
+    on_grid = _E.struct.field("is_grid")
+    threshold = _E.struct.field("threshold").filter(on_grid).reverse()
+    tp = (cpos.max() - cpos).filter(on_grid).reverse()
+    fp = (cneg.max() - cneg).filter(on_grid).reverse()
+    return with_origin(threshold, tp, fp)
+
+
+def _threshold(
+    frame: pl.LazyFrame, keys: list[str], outer: list[str], grid: int | Sequence[float]
+) -> pl.LazyFrame:
+    score, positive = pl.col(SCORE), pl.col(POSITIVE)
+    counts = c.threshold_counts(score, positive).list.eval(
+        pl.struct(c.THRESHOLD, pl.lit(False).alias("is_grid"), c.CPOS, c.CNEG)
+    )
+    folds = frame.group_by(keys).agg(has_nan=score.is_nan().any(), counts=counts)
+    if isinstance(grid, int) and not isinstance(grid, bool):
+        if grid < 1:
+            msg = f"`grid` must be at least 1 threshold, got {grid}"
+            raise ValueError(msg)
+        # Fawcett's sampling: evenly spaced ranks among the group's distinct scores.
+        levels = pl.lit(pl.Series(np.linspace(0.0, 1.0, grid)))
+        distinct = score.unique().sort()
+        picks = (levels * (distinct.len() - 1)).round().cast(pl.Int64)
+        pooled = frame.group_by(outer).agg(grid=distinct.gather(picks))
+        folds = _join(folds, pooled, outer)
+        values = pl.concat_list(pl.lit(-INF), pl.col("grid")).list.unique()
+    else:
+        values = pl.lit(pl.Series([[-INF, *as_grid(grid).tolist()]], dtype=pl.List(pl.Float64)))
+    grid_points = values.list.eval(
+        pl.struct(
+            threshold=_E,
+            is_grid=pl.lit(True),
+            cpos=pl.lit(None, pl.Int64),
+            cneg=pl.lit(None, pl.Int64),
+        )
+    )
+    merged = pl.concat_list("counts", grid_points).list.eval(
+        _E.sort_by(_E.struct.field("threshold"), ~_E.struct.field("is_grid"))
+    )
+    curve = (
+        merged.list.eval(_points_at_thresholds())
+        .list.eval(with_rates())
+        .list.eval(_E.struct.with_fields(point=pl.int_range(pl.len())))
+    )
+    rates = pl.when(pl.col("has_nan")).then(NAN)
+    defined = pl.col("fpr").is_not_null() & pl.col("tpr").is_not_null()
+    return (
+        folds.select(*keys, "has_nan", curve.alias("curve"))
+        .explode("curve")
+        .unnest("curve")
+        .with_columns(
+            fpr=rates.otherwise(pl.when(defined).then("fpr")),
+            tpr=rates.otherwise(pl.when(defined).then("tpr")),
+        )
+    )
+
+
+def _band(name: str, level: float) -> list[pl.Expr]:
+    """Mean, sd and the central ``level`` percentile band of ``name`` over folds."""
+    v = pl.col(name)
+    tail = (1.0 - level) / 2.0
+
+    def quantile(q: float) -> pl.Expr:
+        # Polars sorts NaN last instead of propagating it; a NaN fold makes the band NaN.
+        return pl.when(v.is_nan().any()).then(NAN).otherwise(v.quantile(q, "linear"))
+
+    return [
+        v.mean(),
+        v.std().alias(f"{name}_sd"),
+        quantile(tail).alias(f"{name}_low"),
+        quantile(1.0 - tail).alias(f"{name}_high"),
+    ]
+
+
+def _n_folds() -> pl.Expr:
+    return pl.col("tpr").count().cast(pl.Int64).alias("n_folds")
+
+
+def average_roc(
+    log: FrameLike,
+    by: str | Iterable[str] | None = None,
+    *,
+    method: Literal["vertical", "threshold"] = "vertical",
+    grid: int | Sequence[float] | np.ndarray = 101,
+    level: float = 0.95,
+    model: str = "model",
+    fold: str = "fold",
+    class_: str = "class",
+    score: str = "score",
+    label: str = "label",
+    dataset: str = "dataset",
+) -> pl.LazyFrame:
+    """The folds' ROC curves averaged into one curve per group, with a pointwise band.
+
+    ``method="vertical"`` (Fawcett 2006, §8.1, Algorithm 4)
+        At each false-positive rate of ``grid`` (an int: that many evenly spaced
+        values in ``[0, 1]``), every fold's TPR is read off its curve — from its last
+        point with ``fpr <= x``, interpolating linearly to the next — and the TPRs are
+        averaged. Since every fold curve is integrated over the same FPR axis, the
+        area under the averaged curve is (up to the grid's resolution) the mean of the
+        fold AUCs: the curve Bradley's "averaging" lacks.
+    ``method="threshold"`` (Fawcett 2006, §8.2, Algorithm 5)
+        At each threshold (an int: that many of the group's distinct pooled scores,
+        taken at evenly spaced ranks as Fawcett samples them; or the given values),
+        every fold's point is found with
+        the rule of :func:`polaroc.confusion` (``score >= threshold``) and the folds'
+        FPRs and TPRs are averaged. The thresholds also include ``+inf`` (the point
+        (0, 0)) and ``-inf`` (the point (1, 1)). Threshold averaging presumes the folds'
+        scores are on one scale, as pooling does.
+
+    Parameters
+    ----------
+    log
+        Score log in the contract's long format.
+    by
+        Groups the folds are combined within; default ``model`` (with ``dataset``
+        first when the log has one), plus ``class`` for a log with a class column.
+    method
+        ``"vertical"`` (default) or ``"threshold"``.
+    grid
+        The FPRs (vertical) or thresholds (threshold) to average at; an int asks for
+        that many, placed as described above.
+    level
+        Coverage of the percentile band, e.g. 0.95 for the 2.5th to 97.5th percentile
+        of the folds' values (linear interpolation, as ``numpy.percentile``).
+    model, fold, class_, score, label, dataset
+        Names of the log's columns.
+
+    Returns
+    -------
+    pl.LazyFrame
+        One row per group and grid point, in curve order. Vertical: the keys, ``fpr``,
+        ``tpr`` (mean), ``tpr_sd``, ``tpr_low``, ``tpr_high``, ``n_folds``. Threshold:
+        the keys, ``threshold``, ``fpr``, ``tpr`` (means), ``fpr_sd``, ``fpr_low``,
+        ``fpr_high``, ``tpr_sd``, ``tpr_low``, ``tpr_high``, ``n_folds``. The sd is
+        the folds' standard deviation (``ddof = 1``) and the band is ``mean ± sd`` or
+        ``[low, high]``. ``n_folds`` counts the folds with a defined curve: a
+        one-class fold is left out, and a fold with a NaN score makes the group's
+        values NaN.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> import polaroc as pr
+    >>> log = pl.DataFrame({
+    ...     "model": "m",
+    ...     "fold": [1, 1, 1, 1, 2, 2, 2, 2],
+    ...     "score": [0.9, 0.7, 0.6, 0.2, 0.8, 0.6, 0.5, 0.1],
+    ...     "label": [True, False, True, False, True, True, False, False],
+    ... })
+    >>> pr.average_roc(log, grid=5).collect()
+    shape: (5, 7)
+    ┌───────┬──────┬──────┬──────────┬─────────┬──────────┬─────────┐
+    │ model ┆ fpr  ┆ tpr  ┆ tpr_sd   ┆ tpr_low ┆ tpr_high ┆ n_folds │
+    │ ---   ┆ ---  ┆ ---  ┆ ---      ┆ ---     ┆ ---      ┆ ---     │
+    │ str   ┆ f64  ┆ f64  ┆ f64      ┆ f64     ┆ f64      ┆ i64     │
+    ╞═══════╪══════╪══════╪══════════╪═════════╪══════════╪═════════╡
+    │ m     ┆ 0.0  ┆ 0.75 ┆ 0.353553 ┆ 0.5125  ┆ 0.9875   ┆ 2       │
+    │ m     ┆ 0.25 ┆ 0.75 ┆ 0.353553 ┆ 0.5125  ┆ 0.9875   ┆ 2       │
+    │ m     ┆ 0.5  ┆ 1.0  ┆ 0.0      ┆ 1.0     ┆ 1.0      ┆ 2       │
+    │ m     ┆ 0.75 ┆ 1.0  ┆ 0.0      ┆ 1.0     ┆ 1.0      ┆ 2       │
+    │ m     ┆ 1.0  ┆ 1.0  ┆ 0.0      ┆ 1.0     ┆ 1.0      ┆ 2       │
+    └───────┴──────┴──────┴──────────┴─────────┴──────────┴─────────┘
+    """
+    if not 0.0 < level < 1.0:
+        msg = f"level must be in (0, 1), e.g. 0.95, got {level!r}"
+        raise ValueError(msg)
+    columns = LogColumns(
+        model=model, fold=fold, class_=class_, score=score, label=label, dataset=dataset
+    )
+    frame, keys, outer = _fold_input(log, by, columns)
+    if method == "vertical":
+        points = _vertical(frame, keys, _fpr_grid(grid))
+        stats = [*_band("tpr", level), _n_folds()]
+        return points.group_by(*outer, "fpr").agg(stats).sort(*outer, "fpr")
+    if method == "threshold":
+        points = _threshold(frame, keys, outer, grid)
+        stats = [
+            pl.col("threshold").first(),
+            *_band("fpr", level),
+            *_band("tpr", level),
+            _n_folds(),
+        ]
+        averaged = points.group_by(*outer, "point").agg(stats).sort(*outer, "point")
+        return averaged.select(
+            *outer,
+            "threshold",
+            "fpr",
+            "tpr",
+            pl.exclude(*outer, "threshold", "fpr", "tpr", "point"),
+        )
+    msg = f"method must be 'vertical' or 'threshold', got {method!r}"
+    raise ValueError(msg)
