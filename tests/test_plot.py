@@ -1,0 +1,72 @@
+"""Figures are built from real tables and hold what they claim to show."""
+
+from __future__ import annotations
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import polars as pl
+import pytest
+
+import polaroc as pr
+from polaroc import plot
+
+
+@pytest.fixture(scope="module")
+def binary_log() -> pl.LazyFrame:
+    return pl.scan_parquet(pr.demo_log_path()).filter(pl.col("class") == "malignant")
+
+
+def test_roc_folds_draws_every_fold_pooled_and_average(binary_log, tmp_path):
+    fig = plot.roc_folds(
+        pr.roc_curve(binary_log), pr.pooled_roc(binary_log), pr.average_roc(binary_log)
+    )
+    visible = [ax for ax in fig.axes if ax.get_visible()]
+    assert len(visible) == 6  # one panel per model
+    # 10 fold curves + average + pooled + diagonal
+    assert len(visible[0].lines) == 13
+    pooled = pr.pooled_roc(binary_log).filter(pl.col("model") == "forest").collect()
+    dashed = next(ln for ln in visible[0].lines if ln.get_linestyle() == "--")
+    assert list(dashed.get_xdata()) == pooled["fpr"].to_list()
+    fig.savefig(tmp_path / "roc.png")
+    assert (tmp_path / "roc.png").stat().st_size > 10_000
+
+
+def test_auc_distributions_orders_models_by_mean(binary_log):
+    table = (
+        binary_log.group_by("model", "fold")
+        .agg(pr.auc("score", pl.col("label") == "malignant"))
+        .collect()
+    )
+    fig = plot.auc_distributions(table)
+    labels = [t.get_text() for t in fig.axes[0].get_xticklabels()]
+    expected = table.group_by("model").agg(pl.col("auc").mean()).sort("auc", descending=True)
+    assert labels == expected["model"].to_list()
+
+
+def test_duncan_groups_draws_one_bar_per_letter():
+    table = pl.DataFrame(
+        {
+            "model": ["x", "y", "z", "w"],
+            "mean": [0.9, 0.88, 0.8, 0.7],
+            "rank": [1, 2, 3, 4],
+            "groups": ["a", "ab", "b", "c"],
+        }
+    )
+    fig = plot.duncan_groups(table)
+    bars = [ln for ln in fig.axes[0].lines if ln.get_linewidth() == 4]
+    assert len(bars) == 3
+    # subset "b" spans y and z (positions 1..2)
+    spans = sorted((min(b.get_xdata()), max(b.get_xdata())) for b in bars)
+    assert spans[1] == pytest.approx((0.8, 2.2))
+
+
+def test_pairwise_heatmap_is_symmetric():
+    table = pl.DataFrame(
+        {"model": ["m"] * 3, "class_i": [0, 0, 1], "class_j": [1, 2, 2], "a": [0.9, 0.8, 0.6]}
+    )
+    fig = plot.pairwise_heatmap(table)
+    image = fig.axes[0].images[0].get_array()
+    assert image[0, 1] == image[1, 0] == pytest.approx(0.9)
+    assert image[1, 2] == pytest.approx(0.6)
