@@ -5,6 +5,7 @@ Binary metrics are aggregating expressions (``pr.auc("score", "label")``) usable
 comparison tests) take a log and return a ``LazyFrame``.
 """
 
+from polaroc.across import friedman_test, mean_ranks, nemenyi_test, wilcoxon_test
 from polaroc.binary import (
     accuracy,
     auc,
@@ -19,26 +20,40 @@ from polaroc.binary import (
     specificity,
 )
 from polaroc.curves import partial_auc, roc_curve, roc_points, trapezoid_auc
+from polaroc.delong import delong_test
 from polaroc.folds import average_roc, pooled_roc, pooling_table, stratified_folds
 from polaroc.io import demo_log_path, scan_logs
 from polaroc.operating import min_cost_point, neyman_pearson_point, youden_point
+from polaroc.paired import paired_ttest, test_agreement
 from polaroc.scored import sauc, sauc_parts
+from polaroc.selection import select_models
+from polaroc.spread import se_vs_sd
+from polaroc.twoway import anova, duncan, duncan_ranges, duncan_subsets
 
 __version__ = "0.1.0"
 
 __all__ = [
     "accuracy",
+    "anova",
     "auc",
     "auc_se",
     "average_roc",
     "confusion",
     "cost",
+    "delong_test",
     "demo_log_path",
+    "duncan",
+    "duncan_ranges",
+    "duncan_subsets",
     "error",
+    "friedman_test",
     "gini",
+    "mean_ranks",
     "min_cost_point",
+    "nemenyi_test",
     "neyman_pearson_point",
     "npv",
+    "paired_ttest",
     "partial_auc",
     "pooled_roc",
     "pooling_table",
@@ -48,9 +63,13 @@ __all__ = [
     "sauc",
     "sauc_parts",
     "scan_logs",
+    "se_vs_sd",
+    "select_models",
     "sensitivity",
     "specificity",
     "stratified_folds",
+    "test_agreement",
     "trapezoid_auc",
+    "wilcoxon_test",
     "youden_point",
 ]

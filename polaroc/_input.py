@@ -56,15 +56,18 @@ def as_score(expr: pl.Expr, dtype: pl.DataType) -> pl.Expr:
     raise TypeError(msg)
 
 
-def fail_if(condition: pl.Expr, message: str) -> pl.Expr:
+def fail_if(condition: pl.Expr, message: str | pl.Expr) -> pl.Expr:
     """Return an expression that is ``True``, or raises ``message`` at run time.
 
     Polars has no expression that raises a chosen error, so the message is made the
     input of a strict string-to-integer parse that fails exactly when ``condition``
     (a scalar) holds: the ``polars.exceptions.ComputeError`` then quotes the message.
-    Schema problems never come here; they raise ``TypeError`` at plan time.
+    ``message`` may be a string expression built from the data (e.g. listing the
+    offending rows). Schema problems never come here; they raise ``TypeError`` at
+    plan time.
     """
-    parsed = pl.when(condition).then(pl.lit(message)).otherwise(pl.lit("1"))
+    text = pl.lit(message) if isinstance(message, str) else message
+    parsed = pl.when(condition).then(text).otherwise(pl.lit("1"))
     return parsed.str.to_integer(strict=True) == 1
 
 

@@ -1,0 +1,228 @@
+"""Reading a per-fold table: the balanced model × fold design every comparison needs.
+
+A per-fold table has one row per (by…, model, fold) and metric columns (the output
+of ``pr.evaluate``, or any frame of that shape). The paired t test, the ANOVA and
+Duncan's test compare models fold by fold, so within each ``by`` group every model
+must have exactly one row for every fold, and there must be at least two folds.
+
+``read_fold_table`` checks the schema when it is called (missing columns are a
+``ValueError``, a non-numeric metric a ``TypeError``) and the design itself:
+
+* for a ``DataFrame`` the design is checked at once, and a problem is a
+  ``ValueError`` that lists the missing or duplicated (model, fold) rows;
+* for a ``LazyFrame`` the same check is part of the plan and fires when the result
+  is collected, as a ``polars.exceptions.ComputeError`` quoting the same message.
+
+Null metric values are not design errors: each test documents how it treats them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+import polars as pl
+
+from polaroc._input import (
+    ColumnLike,
+    FrameLike,
+    as_lazy,
+    as_names,
+    describe,
+    fail_if,
+    require_columns,
+    to_expr,
+)
+
+VALUE = "_pr_value"
+_OK = "_pr_design_ok"
+_SHOWN = 10  # offending rows quoted in an error message
+
+# Relative size of floating-point noise in a metric value: differences smaller than
+# ROUNDING times the values' magnitude are treated as zero (and values that agree
+# to DIGITS significant digits as ties), so 0.8 − 0.7 and 0.7 − 0.6 are equal.
+ROUNDING = 1e-12
+DIGITS = 12
+
+
+def over(expr: pl.Expr, by: list[str], **kwargs: Any) -> pl.Expr:
+    """``expr.over(by, ...)``; with no ``by`` and no ordering, ``expr`` itself."""
+    if not by and not kwargs:
+        return expr
+    return expr.over(by or None, **kwargs)
+
+
+def check_alpha(alpha: float) -> None:
+    """Raise ``ValueError`` unless ``0 < alpha < 1``."""
+    if not 0 < alpha < 1:
+        msg = f"alpha must be in (0, 1), got {alpha!r}"
+        raise ValueError(msg)
+
+
+@dataclass(frozen=True)
+class FoldTable:
+    """A validated per-fold table: ``by…, model, fold`` and the metric as ``VALUE``."""
+
+    frame: pl.LazyFrame
+    by: list[str]
+    model: str
+    fold: str
+    metric: str  # the metric's name, for messages and output columns
+
+
+def resolve_by(schema: pl.Schema, by: str | Iterable[str] | None, dataset: str) -> list[str]:
+    """``by=None`` means ``[dataset]`` when the table has that column, else no grouping."""
+    if by is None:
+        return [dataset] if dataset in schema else []
+    return as_names(by)
+
+
+def metric_expr(metric: ColumnLike, schema: pl.Schema, *, what: str = "per-fold table") -> pl.Expr:
+    """Return the metric as a ``Float64`` expression, checking its columns and dtype."""
+    expr = to_expr(metric, argument="metric")
+    require_columns(schema, expr.meta.root_names(), what=what)
+    dtype = pl.LazyFrame(schema=schema).select(expr).collect_schema().dtypes()[0]
+    if not dtype.is_numeric():
+        msg = (
+            f"metric {describe(expr)} has dtype {dtype}; it must be numeric. "
+            "Cast it first, e.g. pl.col('auc').cast(pl.Float64)."
+        )
+        raise TypeError(msg)
+    return expr.cast(pl.Float64)
+
+
+def listing(rows: pl.LazyFrame, columns: list[str], what: str) -> pl.LazyFrame:
+    """One row, one column ``what``: the rows quoted as ``(a, b)`` tuples, or null."""
+    cells = [pl.col(c).cast(pl.String).fill_null("null") for c in columns]
+    item = pl.format("({})", pl.concat_str(cells, separator=", "))
+    more = pl.when(pl.len() > _SHOWN).then(pl.format(" and {} more", pl.len() - _SHOWN))
+    shown = item.sort().head(_SHOWN).str.join(", ")
+    text = pl.format("{} {}{}", pl.lit(what), shown, more.otherwise(pl.lit("")))
+    return rows.select(pl.when(pl.len() > 0).then(text).alias(what))
+
+
+def problems(parts: list[pl.LazyFrame]) -> pl.LazyFrame:
+    """Join one-row ``listing`` frames into one row, column ``problem`` (``""`` if none)."""
+    combined = pl.concat(parts, how="horizontal")
+    return combined.select(
+        pl.concat_str(pl.all(), separator="; ", ignore_nulls=True).fill_null("").alias("problem")
+    )
+
+
+def guarded(
+    original: FrameLike, frame: pl.LazyFrame, found: pl.LazyFrame, head: str, tail: str
+) -> pl.LazyFrame:
+    """Return ``frame``, failing with ``head + problem + tail`` if ``found`` has a problem.
+
+    For a ``DataFrame`` ``original`` the check runs now and raises ``ValueError``; for
+    a ``LazyFrame`` it joins the plan and raises ``ComputeError`` when collected.
+
+    The check is the first part of a union with ``frame`` (it contributes no rows), so
+    it runs even when ``frame`` turns out empty or only its head is read — a join
+    or filter on ``frame`` would be skipped by Polars in those cases.
+    """
+    if isinstance(original, pl.DataFrame):
+        problem = found.collect().item()
+        if problem:
+            raise ValueError(head + problem + tail)
+    message = pl.concat_str(pl.lit(head), pl.col("problem"), pl.lit(tail))
+    failed = found.select(fail_if(pl.col("problem") != "", message).alias(_OK))
+    failed = failed.filter(~pl.col(_OK))  # always empty, or raises
+    schema = frame.collect_schema()
+    blank = failed.with_columns(pl.lit(None, dtype=d).alias(c) for c, d in schema.items())
+    blank = blank.select(schema.names())
+    return pl.concat([blank, frame])
+
+
+def design_listings(
+    frame: pl.LazyFrame, *, by: list[str], model: str, fold: str, min_folds: int = 2
+) -> list[pl.LazyFrame]:
+    """What is unbalanced in ``frame``, as ``listing`` frames (see ``problems``)."""
+    keys = [*by, model, fold]
+    has_null = pl.any_horizontal(pl.col(keys).is_null())
+    nulls = frame.filter(has_null).select(keys)
+    frame = frame.filter(~has_null)
+    cells = frame.group_by(keys).agg(pl.len().alias("_pr_rows"))
+    models = frame.select([*by, model]).unique()
+    folds = frame.select([*by, fold]).unique()
+    full = models.join(folds, on=by) if by else models.join(folds, how="cross")
+    missing = full.join(cells, on=keys, how="anti")
+    duplicated = cells.filter(pl.col("_pr_rows") > 1)
+    few = folds.group_by(by or pl.lit(0).alias("_pr_all")).agg(pl.len().alias("_pr_folds"))
+    few = few.filter(pl.col("_pr_folds") < min_folds)
+    group = f"({', '.join(by)})" if by else "the table"
+    return [
+        listing(nulls, keys, f"rows with a null key ({', '.join(keys)}):"),
+        listing(missing, keys, f"missing ({', '.join(keys)}) rows:"),
+        listing(duplicated, [*keys, "_pr_rows"], f"duplicated ({', '.join(keys)}, count):"),
+        listing(few, [*by, "_pr_folds"], f"fewer than {min_folds} {fold} values in {group}:"),
+    ]
+
+
+def design_problems(
+    frame: pl.LazyFrame, *, by: list[str], model: str, fold: str, min_folds: int = 2
+) -> pl.LazyFrame:
+    """One row with column ``problem``: what is unbalanced in ``frame``, or ``""``."""
+    return problems(design_listings(frame, by=by, model=model, fold=fold, min_folds=min_folds))
+
+
+def checked(
+    table: FrameLike,
+    frame: pl.LazyFrame,
+    *,
+    by: list[str],
+    model: str,
+    fold: str,
+    min_folds: int = 2,
+) -> pl.LazyFrame:
+    """Return ``frame`` guarded by the design check (eager for a ``DataFrame`` input).
+
+    Both ``frame`` and the result are cached plan nodes: the check reads ``frame``
+    several times and the tests read the result several times, and without a cache
+    node each read copies the whole upstream plan (chained tables then grow
+    multiplicatively and take the optimizer seconds to deduplicate).
+    """
+    frame = frame.cache()
+    found = design_problems(frame, by=by, model=model, fold=fold, min_folds=min_folds)
+    head = (
+        f"polaroc: the per-fold table is not a balanced {model} × {fold} design (every "
+        f"{model} needs exactly one row for every {fold} within each by group): "
+    )
+    tail = ". Filter the table to complete (model, fold) sets, or fix the grouping (by=)."
+    return guarded(table, frame, found, head, tail).cache()
+
+
+def read_fold_table(
+    table: FrameLike,
+    *,
+    metric: ColumnLike,
+    by: str | Iterable[str] | None,
+    model: str,
+    fold: str,
+    dataset: str = "dataset",
+    min_folds: int = 2,
+) -> FoldTable:
+    """Validate a per-fold table and return ``by…, model, fold, VALUE``.
+
+    Raises
+    ------
+    ValueError
+        A column is missing, ``model``/``fold`` is also in ``by``, or (``DataFrame``
+        input) the design is unbalanced.
+    TypeError
+        The metric is not numeric.
+    """
+    frame = as_lazy(table, argument="table")
+    schema = frame.collect_schema()
+    group = resolve_by(schema, by, dataset)
+    require_columns(schema, [*group, model, fold], what="per-fold table")
+    clash = [c for c in (model, fold) if c in group]
+    if clash:
+        msg = f"column {clash[0]!r} cannot be both a key (model/fold) and in by={group!r}"
+        raise ValueError(msg)
+    value = metric_expr(metric, schema)
+    name = value.meta.output_name(raise_if_undetermined=False) or "metric"
+    frame = frame.select(*group, model, fold, value.alias(VALUE))
+    frame = checked(table, frame, by=group, model=model, fold=fold, min_folds=min_folds)
+    return FoldTable(frame=frame, by=group, model=model, fold=fold, metric=name)

@@ -1,0 +1,254 @@
+"""DeLong's test for two correlated AUCs measured on the same samples.
+
+DeLong, DeLong & Clarke-Pearson (1988) estimate the covariance of two AUCs computed on
+the same positives and negatives from each sample's *placement values*; Sun & Xu (2014)
+showed the placement values are differences of mid-ranks, so the whole test costs a
+few sorts (O(n log n)) instead of comparing every positive with every negative.
+Here the mid-ranks are Polars ``rank("average")`` windows over the log's rows.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+import polars as pl
+
+from polaroc._dist import normal_sf
+from polaroc._input import FrameLike, LogColumns, as_names
+from polaroc._log import POSITIVE, SCORE, read_log
+from polaroc._table import ROUNDING, guarded, listing, over, problems
+
+__all__ = ["delong_test"]
+
+
+def _placements(score: str, positive: pl.Expr, by: list[str]) -> pl.Expr:
+    """Each sample's placement value from mid-ranks (Sun & Xu 2014, §2).
+
+    For a positive: the share of negatives scored below it (ties ½),
+    V10 = (rank among all − rank among positives) / n₋; for a negative: the share of
+    positives scored above it (ties ½), V01 = 1 − (rank among all − rank among
+    negatives) / n₊.
+    """
+    s = pl.col(score)
+    among_all = over(s.rank("average"), by)
+    among_own = s.rank("average").over([*by, POSITIVE])
+    n_pos = over(positive.sum(), by).cast(pl.Float64)
+    n_neg = over((~positive).sum(), by).cast(pl.Float64)
+    below = among_all - among_own
+    return pl.when(positive).then(below / n_neg).otherwise(1.0 - below / n_pos)
+
+
+def _pair(
+    a: pl.LazyFrame, b: pl.LazyFrame, keys: list[str], names: tuple[Any, Any]
+) -> tuple[pl.LazyFrame, list[pl.LazyFrame]]:
+    """Model a's rows beside model b's, and what prevents pairing them (``listing`` frames).
+
+    One full join on the keys serves both: the rows present on both sides are the
+    pairs, the others are the problems.
+    """
+    parts = []
+    for side, name in zip((a, b), names, strict=True):
+        empty = side.select(pl.len().alias("_pr_n")).filter(pl.col("_pr_n") == 0)
+        parts.append(listing(empty, ["_pr_n"], f"model {name!r} has no rows:"))
+        dup = side.select(*keys, _pr_rows=pl.len().over(keys)).filter(pl.col("_pr_rows") > 1)
+        what = f"{name!r} repeats ({', '.join(keys)}):"
+        parts.append(listing(dup.unique(), [*keys, "_pr_rows"], what))
+    in_a, in_b = pl.col("_pr_in_a").is_not_null(), pl.col("_pr_in_b").is_not_null()
+    full = a.with_columns(_pr_in_a=True).join(
+        b.with_columns(_pr_in_b=True), on=keys, how="full", coalesce=True, suffix="_b"
+    )
+    full = full.cache()  # read four times: one plan node, not four copies
+    only_a = full.filter(~in_b).select(keys)
+    only_b = full.filter(~in_a).select(keys)
+    parts.append(listing(only_a, keys, f"rows of {names[0]!r} with no {names[1]!r} row:"))
+    parts.append(listing(only_b, keys, f"rows of {names[1]!r} with no {names[0]!r} row:"))
+    both = full.filter(in_a & in_b)
+    mismatch = both.filter(pl.col(POSITIVE).ne_missing(pl.col(f"{POSITIVE}_b"))).select(keys)
+    parts.append(listing(mismatch, keys, "samples whose label differs between the models:"))
+    return both.drop("_pr_in_a", "_pr_in_b"), parts
+
+
+def delong_test(
+    log: FrameLike,
+    model_a: Any,
+    model_b: Any,
+    *,
+    by: str | Iterable[str] | None = (),
+    positive_class: Any = None,
+    model: str = "model",
+    fold: str = "fold",
+    class_: str = "class",
+    score: str = "score",
+    label: str = "label",
+    sample: str = "sample",
+) -> pl.LazyFrame:
+    """DeLong's test of H₀: AUC_a = AUC_b for two models scored on the same samples.
+
+    Each sample's placement value V (for a positive, the share of negatives it
+    outscores; for a negative, the share of positives that outscore it; ties ½) has
+    mean AUC, and the covariance matrix of the two AUCs is S = S₁₀/n₊ + S₀₁/n₋, with
+    S₁₀ (S₀₁) the sample covariance matrix of the two models' placement values over
+    the positives (negatives) (DeLong, DeLong & Clarke-Pearson 1988). Then
+    z = (AUC_a − AUC_b) / √(var_a + var_b − 2 cov) is compared with the standard
+    normal, two-sided. Placement values are computed from mid-ranks as in Sun & Xu
+    (2014), so the cost is that of sorting; ``var_a`` equals
+    ``pr.auc_se(..., method="delong")²`` on model a's rows.
+
+    Parameters
+    ----------
+    log
+        Binary score log with ``model``, ``fold``, ``sample``, ``score`` and ``label``
+        (and ``class``, see ``positive_class``). The two models' rows are paired on
+        (``fold``, ``sample``): each needs exactly one row per pair, with the same
+        label.
+    model_a, model_b
+        Values of the ``model`` column to compare.
+    by
+        Grouping: ``()`` (default) pools all folds into one test (the AUC of the
+        pooled scores); ``"fold"`` tests each fold; add ``"dataset"`` for logs of
+        several data sets.
+    positive_class
+        For a log with a ``class`` column: the class whose score rows are used (a
+        row is positive when its label equals it). ``None`` requires the log to hold
+        a single class. Logs without a ``class`` column use ``label`` as the
+        positive indicator.
+    model, fold, class_, score, label, sample
+        Column names of the log.
+
+    Returns
+    -------
+    pl.LazyFrame
+        One row per by group: by…, ``n_pos``, ``n_neg``, ``auc_a``, ``auc_b``,
+        ``var_a``, ``var_b``, ``cov``, ``z``, ``p_value``.
+
+        * Samples with a null score (in either model) or null label are left out.
+        * No positives or no negatives: AUCs null. Fewer than two of either:
+          variances, ``z`` and ``p_value`` null.
+        * A NaN score makes the group's statistics NaN.
+        * Zero variance of the difference (e.g. identical models): ``z`` null when
+          the AUCs are equal, else ±inf with ``p_value`` 0.
+
+    Raises
+    ------
+    ValueError
+        A column is missing; and for a ``DataFrame`` input samples that don't pair
+        up: a model with no rows, a (fold, sample) in one model only or repeated, a
+        label that differs between the models, or several classes without
+        ``positive_class``. For a ``LazyFrame`` these are checked when the result is
+        collected (``polars.exceptions.ComputeError`` with the same message).
+    TypeError
+        Wrong dtypes (see the log contract).
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> import polaroc as pr
+    >>> log = pl.DataFrame({
+    ...     "model": ["a"] * 8 + ["b"] * 8,
+    ...     "fold": [0] * 16,
+    ...     "sample": list(range(8)) * 2,
+    ...     "score": [0.9, 0.8, 0.7, 0.3, 0.6, 0.2, 0.4, 0.1,
+    ...               0.9, 0.5, 0.4, 0.3, 0.6, 0.7, 0.2, 0.1],
+    ...     "label": [True, True, True, True, False, False, False, False] * 2,
+    ... })
+    >>> out = pr.delong_test(log, "a", "b").collect()
+    >>> out.select("auc_a", "auc_b", "var_a", "var_b", "cov", "z", "p_value")
+    shape: (1, 7)
+    ┌───────┬───────┬──────────┬────────┬──────────┬─────────┬──────────┐
+    │ auc_a ┆ auc_b ┆ var_a    ┆ var_b  ┆ cov      ┆ z       ┆ p_value  │
+    │ ---   ┆ ---   ┆ ---      ┆ ---    ┆ ---      ┆ ---     ┆ ---      │
+    │ f64   ┆ f64   ┆ f64      ┆ f64    ┆ f64      ┆ f64     ┆ f64      │
+    ╞═══════╪═══════╪══════════╪════════╪══════════╪═════════╪══════════╡
+    │ 0.875 ┆ 0.625 ┆ 0.020833 ┆ 0.0625 ┆ 0.005208 ┆ 0.92582 ┆ 0.354539 │
+    └───────┴───────┴──────────┴────────┴──────────┴─────────┴──────────┘
+    """
+    columns = LogColumns().with_names(
+        model=model, fold=fold, class_=class_, score=score, label=label, sample=sample
+    )
+    group = as_names(by)
+    parsed = read_log(log, by=group, columns=columns, need=[model, fold, sample])
+    frame = parsed.frame
+    if positive_class is not None:
+        if not parsed.has_class:
+            msg = f"positive_class={positive_class!r} needs a {class_!r} column in the log"
+            raise ValueError(msg)
+        frame = frame.filter(pl.col(class_) == positive_class)
+    frame = frame.cache()  # read by each side and by the checks
+    keys = list(dict.fromkeys([*group, fold, sample]))
+    usable = pl.col(SCORE).is_not_null() & pl.col(POSITIVE).is_not_null()
+
+    def side(name: Any) -> pl.LazyFrame:
+        rows = frame.filter(pl.col(model) == name)
+        return rows.select(*keys, SCORE, POSITIVE)
+
+    both, found = _pair(side(model_a), side(model_b), keys, (model_a, model_b))
+    if parsed.has_class and positive_class is None:
+        classes = frame.select(pl.col(class_).unique()).filter(pl.len() > 1)
+        found.append(
+            listing(classes, [class_], f"several classes in {class_!r} (pass positive_class=):")
+        )
+    head = f"polaroc: delong_test cannot pair the rows of {model_a!r} and {model_b!r}: "
+    tail = f". Each needs one row per ({fold}, {sample}), with the same label."
+    paired = both.filter(usable & pl.col(f"{SCORE}_b").is_not_null())
+    paired = guarded(log, paired, problems(found), head, tail)
+    return _statistics(paired, group)
+
+
+def _statistics(paired: pl.LazyFrame, by: list[str]) -> pl.LazyFrame:
+    positive = pl.col(POSITIVE)
+    scored = paired.with_columns(
+        _pr_va=_placements(SCORE, positive, by),
+        _pr_vb=_placements(f"{SCORE}_b", positive, by),
+    )
+    va, vb = pl.col("_pr_va"), pl.col("_pr_vb")
+
+    def part(keep: pl.Expr) -> dict[str, pl.Expr]:
+        x, y = va.filter(keep), vb.filter(keep)
+        return {"aa": x.var(), "bb": y.var(), "ab": pl.cov(x, y)}
+
+    s10, s01 = part(positive), part(~positive)
+    has_nan = (pl.col(SCORE).is_nan() | pl.col(f"{SCORE}_b").is_nan()).any()
+    aggs = {
+        "n_pos": positive.sum().cast(pl.Int64),
+        "n_neg": (~positive).sum().cast(pl.Int64),
+        "auc_a": va.filter(positive).mean(),
+        "auc_b": vb.filter(positive).mean(),
+        **{f"_pr_s10_{k}": v for k, v in s10.items()},
+        **{f"_pr_s01_{k}": v for k, v in s01.items()},
+        "_pr_nan": has_nan,
+    }
+    stats = scored.group_by(by).agg(**aggs) if by else scored.select(**aggs)
+    n_pos, n_neg = pl.col("n_pos").cast(pl.Float64), pl.col("n_neg").cast(pl.Float64)
+    ok = (pl.col("n_pos") > 1) & (pl.col("n_neg") > 1)
+
+    def covariance(k: str) -> pl.Expr:
+        return pl.when(ok).then(pl.col(f"_pr_s10_{k}") / n_pos + pl.col(f"_pr_s01_{k}") / n_neg)
+
+    stats = stats.with_columns(
+        auc_a=pl.when(pl.col("n_pos") * pl.col("n_neg") > 0).then("auc_a"),
+        auc_b=pl.when(pl.col("n_pos") * pl.col("n_neg") > 0).then("auc_b"),
+        var_a=covariance("aa"),
+        var_b=covariance("bb"),
+        cov=covariance("ab"),
+    )
+    diff = pl.col("auc_a") - pl.col("auc_b")
+    var_diff = pl.col("var_a") + pl.col("var_b") - 2.0 * pl.col("cov")
+    zero_var = var_diff <= ROUNDING**2
+    z = (
+        pl.when(zero_var & (diff.abs() <= ROUNDING))
+        .then(None)
+        .when(zero_var)
+        .then(diff.sign() * float("inf"))
+        .otherwise(diff / var_diff.sqrt())
+    )
+    stats = stats.with_columns(z=z).with_columns(p_value=2.0 * normal_sf(pl.col("z").abs()))
+    values = ["auc_a", "auc_b", "var_a", "var_b", "cov", "z", "p_value"]
+    nan = pl.lit(float("nan"))
+    out = stats.select(
+        *by,
+        "n_pos",
+        "n_neg",
+        *(pl.when(pl.col("_pr_nan")).then(nan).otherwise(pl.col(c)).alias(c) for c in values),
+    )
+    return out.sort(by) if by else out

@@ -1,0 +1,398 @@
+"""Paired comparison of models fold by fold: the k-fold cross-validated paired t test.
+
+Aslan, Yıldız & Alpaydın (2009, §III) compare two learning algorithms by the K
+per-fold differences of a metric computed on the same train/test splits; their
+"AUC test" and "error test" are this test applied to the fold AUCs and fold error
+rates, and their headline result (§IV-B) is how often the two tests agree.
+"""
+
+# ruff: noqa: PT028  (test_agreement is a library function, not a pytest test)
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Literal
+
+import polars as pl
+
+from polaroc._dist import t_ppf, t_sf
+from polaroc._input import ColumnLike, FrameLike
+from polaroc._table import ROUNDING, VALUE, FoldTable, check_alpha, over, read_fold_table
+
+__all__ = ["paired_ttest", "test_agreement"]
+
+Adjust = Literal["holm", "bonferroni"] | None
+
+
+def _fold_differences(ft: FoldTable) -> pl.LazyFrame:
+    """Every unordered model pair with its per-fold differences ``a − b``.
+
+    One row per (by…, ``model_a`` < ``model_b``, fold) where both values are non-null,
+    with the values ``_pr_a``, ``_pr_b`` and their difference ``_pr_diff``.
+    """
+    left = ft.frame.rename({ft.model: "model_a", VALUE: "_pr_a"})
+    right = ft.frame.rename({ft.model: "model_b", VALUE: "_pr_b"})
+    pairs = left.join(right, on=[*ft.by, ft.fold]).filter(pl.col("model_a") < pl.col("model_b"))
+    diff = (pl.col("_pr_a") - pl.col("_pr_b")).alias("_pr_diff")
+    columns = [*ft.by, "model_a", "model_b", ft.fold, "_pr_a", "_pr_b", diff]
+    return pairs.select(columns).drop_nulls("_pr_diff")
+
+
+def _adjusted(p: pl.Expr, by: list[str], adjust: str) -> pl.Expr:
+    # Across the pairs of one by group. Holm (1979): with the m p-values sorted
+    # ascending, p_adj(i) = max_{j <= i} min(1, (m − j + 1) p(j)); Bonferroni: m p.
+    usable = pl.when(p.is_not_nan()).then(p)  # NaN and null p-values take no part
+    m = over(usable.count(), by)
+    if adjust == "bonferroni":
+        scaled = m * usable
+    elif adjust == "holm":
+        rank = over(usable.rank("ordinal"), by)
+        scaled = over(((m - rank + 1) * usable).cum_max(), by, order_by=usable)
+    else:
+        msg = f"adjust must be 'holm', 'bonferroni' or None, got {adjust!r}"
+        raise ValueError(msg)
+    return pl.when(p.is_nan()).then(p).otherwise(pl.min_horizontal(scaled, 1.0))
+
+
+def _decision(p: pl.Expr, alpha: float) -> pl.Expr:
+    """``p <= alpha``; null when the p-value is null or NaN."""
+    return pl.when(p.is_not_nan()).then(p <= alpha)
+
+
+def paired_ttest(
+    table: FrameLike,
+    metric: ColumnLike = "auc",
+    *,
+    by: str | Iterable[str] | None = None,
+    alpha: float = 0.05,
+    adjust: Adjust = None,
+    test_train_ratio: float | None = None,
+    model: str = "model",
+    fold: str = "fold",
+    dataset: str = "dataset",
+) -> pl.LazyFrame:
+    """K-fold cross-validated paired t test for every pair of models.
+
+    For models a and b with per-fold values A¹ᵢ, A²ᵢ (i = 1..K) the differences
+    dᵢ = A¹ᵢ − A²ᵢ have mean m and standard deviation S, and t = √K·m/S follows
+    Student's t with K − 1 degrees of freedom under H₀: E[d] = 0 (Aslan, Yıldız &
+    Alpaydın 2009, §III, eqs. 1–2). The test is two-sided; the interval is
+    m ± t₍₁₋α/₂, K−1₎·S/√K, and H₀ is rejected when p ≤ α (equivalently when t is
+    outside (−t₍α/2₎, t₍α/2₎), their acceptance rule). This is
+    ``scipy.stats.ttest_rel`` on the two per-fold vectors.
+
+    Parameters
+    ----------
+    table
+        Per-fold table: one row per (by…, model, fold) with a numeric metric column,
+        e.g. the output of ``pr.evaluate``. Every model needs every fold within a
+        ``by`` group (see Raises).
+    metric
+        Column name or expression to compare (any metric, higher- or lower-better:
+        the test is two-sided and ``mean_diff`` is always a − b).
+    by
+        Columns whose groups are tested separately. ``None`` (default) means
+        ``"dataset"`` when the table has that column, else one group.
+    alpha
+        Significance level of ``reject`` and of the confidence interval.
+    adjust
+        ``"holm"`` or ``"bonferroni"``: add ``p_adjusted``, adjusted across the
+        model pairs of each ``by`` group, and base ``reject`` on it.
+    test_train_ratio
+        If given, Nadeau & Bengio's (2003) corrected resampled t: folds share
+        training data, so the variance of m is taken as (1/K + n_test/n_train)·S²
+        instead of S²/K; ``t``, ``p_value`` and the interval use it. For K-fold
+        cross-validation n_test/n_train = 1/(K − 1).
+    model, fold, dataset
+        Column names of the table.
+
+    Returns
+    -------
+    pl.LazyFrame
+        One row per unordered model pair, sorted: by…, ``model_a`` < ``model_b``
+        (in the model column's order: lexical for strings, category order for Enum),
+        ``k`` (folds used), ``mean_diff`` (a − b), ``sd_diff``, ``t``, ``df``
+        (k − 1), ``p_value``, ``ci_low``, ``ci_high``, ``reject``
+        (and ``p_adjusted`` with ``adjust``).
+
+        * A fold where either model's value is null is left out of that pair
+          (``k`` counts the folds used); fewer than two gives null statistics.
+        * If all differences are equal (zero variance), ``sd_diff`` is 0 and, as in
+          ``ttest_rel``, ``t`` is ±inf with ``p_value`` 0 when the mean difference is
+          not 0; when it is 0, ``t``, ``p_value`` and ``reject`` are null. "Equal"
+          and "0" allow floating-point rounding: within 1e-12 times the largest
+          absolute value of the pair (so 0.8 − 0.7 and 0.7 − 0.6 are equal).
+        * A NaN value makes the pair's statistics NaN and ``reject`` null.
+
+    Raises
+    ------
+    ValueError
+        Missing columns; and for a ``DataFrame`` input an unbalanced table (a model
+        missing a fold, a duplicated (model, fold) row, a null key, or fewer than two
+        folds in a ``by`` group), naming the offending rows. For a ``LazyFrame`` the
+        same check runs when the result is collected and raises
+        ``polars.exceptions.ComputeError`` with that message.
+    TypeError
+        A non-numeric metric.
+
+    Notes
+    -----
+    p-values and the t quantile are computed with scipy (``map_batches``) on the
+    result rows only, one per model pair; nothing else leaves Polars and nothing is
+    collected. To compute several tables from one lazy per-fold table in a single
+    ``pl.collect_all``, pass them a cached plan (``table.cache()``, or cache the
+    log's scan): Polars then reads the log once.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> import polaroc as pr
+    >>> table = pl.DataFrame({
+    ...     "model": ["knn"] * 5 + ["mlp"] * 5 + ["nb"] * 5,
+    ...     "fold": [1, 2, 3, 4, 5] * 3,
+    ...     "auc": [0.81, 0.79, 0.84, 0.80, 0.83,
+    ...             0.86, 0.85, 0.88, 0.84, 0.86,
+    ...             0.80, 0.82, 0.83, 0.79, 0.84],
+    ... })
+    >>> pr.paired_ttest(table, "auc").select(
+    ...     "model_a", "model_b", "mean_diff", "t", "df", "p_value", "reject"
+    ... ).collect()
+    shape: (3, 7)
+    ┌─────────┬─────────┬───────────┬──────────┬─────┬──────────┬────────┐
+    │ model_a ┆ model_b ┆ mean_diff ┆ t        ┆ df  ┆ p_value  ┆ reject │
+    │ ---     ┆ ---     ┆ ---       ┆ ---      ┆ --- ┆ ---      ┆ ---    │
+    │ str     ┆ str     ┆ f64       ┆ f64      ┆ i64 ┆ f64      ┆ bool   │
+    ╞═════════╪═════════╪═══════════╪══════════╪═════╪══════════╪════════╡
+    │ knn     ┆ mlp     ┆ -0.044    ┆ -8.62911 ┆ 4   ┆ 0.000992 ┆ true   │
+    │ knn     ┆ nb      ┆ -0.002    ┆ -0.25    ┆ 4   ┆ 0.814902 ┆ false  │
+    │ mlp     ┆ nb      ┆ 0.042     ┆ 5.715476 ┆ 4   ┆ 0.004636 ┆ true   │
+    └─────────┴─────────┴───────────┴──────────┴─────┴──────────┴────────┘
+    """
+    check_alpha(alpha)
+    if test_train_ratio is not None and not test_train_ratio >= 0:
+        msg = f"test_train_ratio must be n_test / n_train >= 0, got {test_train_ratio!r}"
+        raise ValueError(msg)
+    if adjust is not None:
+        _adjusted(pl.lit(0.0), [], adjust)  # validate the name at call time
+    ft = read_fold_table(table, metric=metric, by=by, model=model, fold=fold, dataset=dataset)
+    keys = [*ft.by, "model_a", "model_b"]
+    d = pl.col("_pr_diff")
+    # Differences equal up to rounding are equal: their variance is exactly zero.
+    noise = ROUNDING * pl.max_horizontal(pl.col("_pr_a").abs().max(), pl.col("_pr_b").abs().max())
+    constant = (d.count() > 1) & (d.max() - d.min() <= noise) & d.is_nan().not_().all()
+    stats = (
+        _fold_differences(ft)
+        .group_by(keys)
+        .agg(
+            k=d.count().cast(pl.Int64),
+            mean_diff=d.mean(),
+            sd_diff=pl.when(constant).then(0.0).otherwise(d.std()),
+            _pr_zero=constant & (d.mean().abs() <= noise),
+        )
+    )
+    return _t_columns(stats, keys, alpha, adjust, test_train_ratio).sort(keys)
+
+
+def _t_columns(
+    stats: pl.LazyFrame,
+    keys: list[str],
+    alpha: float,
+    adjust: str | None,
+    ratio: float | None,
+) -> pl.LazyFrame:
+    k, m, sd = pl.col("k"), pl.col("mean_diff"), pl.col("sd_diff")
+    df = k - 1
+    factor = 1.0 / k if ratio is None else 1.0 / k + ratio
+    se = sd * factor.sqrt()
+    t = pl.when(pl.col("_pr_zero")).then(None).otherwise(m / se)
+    half = t_ppf(1.0 - alpha / 2.0, df) * se
+    out = stats.with_columns(df=df).with_columns(
+        t=pl.when(df > 0).then(t),
+        ci_low=pl.when(df > 0).then(m - half),
+        ci_high=pl.when(df > 0).then(m + half),
+    )
+    out = out.with_columns(p_value=2.0 * t_sf(pl.col("t").abs(), pl.col("df")))
+    columns = [*keys, "k", "mean_diff", "sd_diff", "t", "df", "p_value", "ci_low", "ci_high"]
+    if adjust is None:
+        return out.select(*columns, reject=_decision(pl.col("p_value"), alpha))
+    by = keys[:-2]
+    out = out.with_columns(p_adjusted=_adjusted(pl.col("p_value"), by, adjust))
+    return out.select(*columns, "p_adjusted", reject=_decision(pl.col("p_adjusted"), alpha))
+
+
+def test_agreement(
+    table: FrameLike,
+    metrics: Sequence[ColumnLike] = ("auc", "error"),
+    *,
+    by: str | Iterable[str] | None = None,
+    alpha: float = 0.05,
+    adjust: Adjust = None,
+    lower_is_better: Iterable[str] = ("error", "cost"),
+    model: str = "model",
+    fold: str = "fold",
+    dataset: str = "dataset",
+) -> pl.LazyFrame:
+    """Cross-tabulate the decisions of two paired t tests over every model pair.
+
+    Aslan, Yıldız & Alpaydın (2009, §IV-B) run the k-fold paired t test on the fold
+    AUCs ("AUC test") and on the fold error rates ("error test") for every pair of
+    algorithms on every data set, and count the four outcomes: both accept, only
+    the AUC test rejects, only the error test rejects, both reject. Each test is
+    :func:`paired_ttest` with the same ``alpha``/``adjust``.
+
+    Parameters
+    ----------
+    table
+        Per-fold table (see :func:`paired_ttest`).
+    metrics
+        Exactly two metric columns (names or expressions), first and second test.
+    by
+        Groups tested separately, e.g. data sets; the counts are over all pairs of
+        all groups. ``None`` means ``"dataset"`` when present.
+    alpha, adjust
+        As for :func:`paired_ttest`.
+    lower_is_better
+        Metric names for which the lower value wins (error rate, cost): used only to
+        report which model each test favours, since the tests are two-sided.
+    model, fold, dataset
+        Column names of the table.
+
+    Returns
+    -------
+    pl.LazyFrame
+        Five rows, always in this order: ``case`` ("both accept", "only <m1>
+        rejects", "only <m2> rejects", "both reject", and "undecided" for pairs
+        where a test's decision is null, e.g. zero variance), ``<m1>_rejects``,
+        ``<m2>_rejects``, ``count`` and ``pairs``: a list of structs with by…,
+        ``model_a``, ``model_b`` and, per metric, ``mean_diff_<m>`` (a − b),
+        ``p_value_<m>`` and ``better_<m>`` (the favoured model, null on a tie).
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> import polaroc as pr
+    >>> table = pl.DataFrame({
+    ...     "model": ["a"] * 4 + ["b"] * 4 + ["c"] * 4,
+    ...     "fold": [1, 2, 3, 4] * 3,
+    ...     "auc": [0.90, 0.92, 0.91, 0.93, 0.80, 0.81, 0.83, 0.80, 0.91, 0.90, 0.92, 0.93],
+    ...     "error": [0.10, 0.12, 0.11, 0.10, 0.20, 0.21, 0.19, 0.22, 0.13, 0.10, 0.14, 0.12],
+    ... })
+    >>> out = pr.test_agreement(table, ("auc", "error")).collect()
+    >>> out.select("case", "count")
+    shape: (5, 2)
+    ┌────────────────────┬───────┐
+    │ case               ┆ count │
+    │ ---                ┆ ---   │
+    │ str                ┆ u32   │
+    ╞════════════════════╪═══════╡
+    │ both accept        ┆ 1     │
+    │ only auc rejects   ┆ 0     │
+    │ only error rejects ┆ 0     │
+    │ both reject        ┆ 2     │
+    │ undecided          ┆ 0     │
+    └────────────────────┴───────┘
+    >>> out.filter(pl.col("case") == "both reject")["pairs"].explode().struct.unnest().select(
+    ...     "model_a", "model_b", "better_auc", "better_error"
+    ... )
+    shape: (2, 4)
+    ┌─────────┬─────────┬────────────┬──────────────┐
+    │ model_a ┆ model_b ┆ better_auc ┆ better_error │
+    │ ---     ┆ ---     ┆ ---        ┆ ---          │
+    │ str     ┆ str     ┆ str        ┆ str          │
+    ╞═════════╪═════════╪════════════╪══════════════╡
+    │ a       ┆ b       ┆ a          ┆ a            │
+    │ b       ┆ c       ┆ c          ┆ c            │
+    └─────────┴─────────┴────────────┴──────────────┘
+    """
+    if isinstance(metrics, str | pl.Expr) or len(metrics) != 2:
+        msg = f"metrics must be two metric columns, e.g. ('auc', 'error'); got {metrics!r}"
+        raise ValueError(msg)
+    lower = set(lower_is_better)
+    tests = []
+    for metric in metrics:
+        test = paired_ttest(
+            table, metric, by=by, alpha=alpha, adjust=adjust,
+            model=model, fold=fold, dataset=dataset,
+        )  # fmt: skip
+        tests.append(test)
+    names = [_metric_name(m) for m in metrics]
+    if names[0] == names[1]:
+        msg = f"the two metrics need different names, got {names[0]!r} twice"
+        raise ValueError(msg)
+    keys = [c for c in tests[0].collect_schema().names() if c not in _TEST_COLUMNS]
+    parts = [_decisions(t, keys, n, n in lower) for t, n in zip(tests, names, strict=True)]
+    pairs = parts[0].join(parts[1], on=keys, nulls_equal=True)
+    return _cases(pairs, keys, names)
+
+
+test_agreement.__test__ = False  # a library function, not a pytest test
+
+
+_TEST_COLUMNS = (
+    "k", "mean_diff", "sd_diff", "t", "df", "p_value", "p_adjusted", "ci_low", "ci_high", "reject",
+)  # fmt: skip
+
+
+def _metric_name(metric: ColumnLike) -> str:
+    if isinstance(metric, str):
+        return metric
+    name = metric.meta.output_name(raise_if_undetermined=False)
+    if not name:
+        msg = f"name the metric expression with .alias(...): {metric}"
+        raise ValueError(msg)
+    return name
+
+
+def _decisions(test: pl.LazyFrame, keys: list[str], name: str, lower: bool) -> pl.LazyFrame:
+    m = pl.col("mean_diff")
+    a_wins = m < 0 if lower else m > 0
+    better = (
+        pl.when(m == 0).then(None).when(a_wins).then(pl.col("model_a")).otherwise(pl.col("model_b"))
+    )
+    return test.select(
+        *keys,
+        pl.col("mean_diff").alias(f"mean_diff_{name}"),
+        pl.col("p_value").alias(f"p_value_{name}"),
+        better.alias(f"better_{name}"),
+        pl.col("reject").alias(f"{name}_rejects"),
+    )
+
+
+def _cases(pairs: pl.LazyFrame, keys: list[str], names: list[str]) -> pl.LazyFrame:
+    first, second = (pl.col(f"{n}_rejects") for n in names)
+    labels = ["both accept", f"only {names[0]} rejects", f"only {names[1]} rejects"]
+    labels += ["both reject", "undecided"]
+    case = (
+        pl.when(first.is_null() | second.is_null())
+        .then(pl.lit(labels[4]))
+        .when(~first & ~second)
+        .then(pl.lit(labels[0]))
+        .when(first & ~second)
+        .then(pl.lit(labels[1]))
+        .when(~first & second)
+        .then(pl.lit(labels[2]))
+        .otherwise(pl.lit(labels[3]))
+    )
+    fields = [*keys, *(f"{c}_{n}" for n in names for c in ("mean_diff", "p_value", "better"))]
+    counted = (
+        pairs.with_columns(case=case)
+        .group_by("case")
+        .agg(count=pl.len(), pairs=pl.struct(fields).sort_by(keys))
+    )
+    grid = pl.LazyFrame(
+        {
+            "case": labels,
+            f"{names[0]}_rejects": [False, True, False, True, None],
+            f"{names[1]}_rejects": [False, False, True, True, None],
+            "_pr_order": list(range(5)),
+        }
+    )
+    return (
+        grid.join(counted, on="case", how="left")
+        .sort("_pr_order")
+        .with_columns(
+            pl.col("count").fill_null(0),
+            pl.col("pairs").fill_null(pl.lit([], dtype=counted.collect_schema()["pairs"])),
+        )
+        .drop("_pr_order")
+    )

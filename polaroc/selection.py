@@ -1,0 +1,178 @@
+"""Model selection by validation AUC or validation sAUC: Wu & Flach's protocol.
+
+Wu & Flach (2005, §4) split each data set into folds that give every round a
+training part, a validation part and a test part; they train several models, pick
+the one with the highest AUC — or, separately, the highest scored AUC (sAUC) — on
+the validation part, and compare the test AUCs of the two choices with a paired
+t test over the rounds.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+import polars as pl
+
+from polaroc._input import FrameLike, LogColumns, as_lazy
+from polaroc._log import POSITIVE, SCORE, read_log
+from polaroc._table import design_listings, guarded, listing, problems, resolve_by
+from polaroc.binary import auc
+from polaroc.scored import sauc
+
+__all__ = ["select_models"]
+
+RULES = {"auc": auc, "sauc": sauc}
+
+
+def _choice(rule: str, model: str) -> dict[str, pl.Expr]:
+    """The model with the highest validation value of ``rule`` (ties: smallest id)."""
+    value = pl.col(rule)
+    known = value.is_not_null()
+    candidates = pl.col(model).filter(known)
+    best = candidates.sort_by(value.filter(known), candidates, descending=[True, False])
+    has_nan = value.is_nan().any()  # an unknown value: no choice can be trusted
+    return {
+        "rule": pl.lit(rule),
+        model: pl.when(~has_nan).then(best.first()),
+        "validation_value": pl.when(has_nan).then(float("nan")).otherwise(value.max()),
+        "_pr_nan": has_nan,
+    }
+
+
+def select_models(
+    log: FrameLike,
+    *,
+    by: str | Iterable[str] | None = None,
+    split: str = "split",
+    validation: Any = "validation",
+    test: Any = "test",
+    positive_class: Any = None,
+    model: str = "model",
+    fold: str = "fold",
+    class_: str = "class",
+    score: str = "score",
+    label: str = "label",
+    dataset: str = "dataset",
+) -> pl.LazyFrame:
+    """Per fold, the model chosen by validation AUC and by validation sAUC, and their test AUC.
+
+    For every (by…, fold) the AUC and Wu & Flach's scored AUC of each model are
+    computed on the rows whose ``split`` is ``validation``; the model with the highest
+    value is chosen (separately for each rule) and its AUC on the ``test`` rows of
+    the same fold is reported (Wu & Flach 2005, §4, Tables 4–5). The two rules are
+    then compared by a paired t test on ``test_auc``, with the rule as the "model":
+    ``pr.paired_ttest(chosen, "test_auc", model="rule")`` (``mean_diff`` is AUC-rule
+    minus sAUC-rule).
+
+    Parameters
+    ----------
+    log
+        Binary score log with ``model``, ``fold``, ``split``, ``score`` and ``label``
+        columns (and ``class``, see ``positive_class``). For repeated splits, make
+        ``fold`` identify the round (e.g. ``repeat * 10 + fold``) or put the repeat in
+        ``by``.
+    by
+        Groups kept apart, e.g. data sets; ``None`` (default) means ``"dataset"`` when
+        the log has that column.
+    split, validation, test
+        The column naming each row's part, and its values for the two parts (other
+        values, e.g. training rows, are ignored).
+    positive_class
+        For a log with a ``class`` column: the class whose score rows are used.
+        ``None`` requires a single class.
+    model, fold, class_, score, label, dataset
+        Column names of the log.
+
+    Returns
+    -------
+    pl.LazyFrame
+        Two rows per (by…, fold), sorted: by…, ``fold``, ``rule`` ("auc" or "sauc"),
+        ``model`` (the chosen one; ties go to the smallest model id),
+        ``validation_value`` (its validation AUC or sAUC), ``test_auc``.
+
+        * Models whose validation value is null (no positives or negatives) are not
+          candidates; if none is left, ``model`` and ``test_auc`` are null.
+        * A NaN validation value in the fold gives a null ``model`` and NaN values.
+
+    Raises
+    ------
+    ValueError
+        Missing columns; and for a ``DataFrame`` input a model lacking a validation
+        or test part in a fold, no rows with the ``validation`` or ``test`` value, or
+        several classes without ``positive_class`` (for a ``LazyFrame``: at
+        collection, as ``polars.exceptions.ComputeError``).
+    TypeError
+        Wrong dtypes (see the log contract).
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> import polaroc as pr
+    >>> log = pl.DataFrame({
+    ...     "fold": [0] * 16 + [1] * 16,
+    ...     "split": (["validation"] * 4 + ["test"] * 4) * 4,
+    ...     "model": (["a"] * 8 + ["b"] * 8) * 2,
+    ...     "score": [0.9, 0.6, 0.55, 0.1, 0.8, 0.7, 0.3, 0.2,
+    ...               0.7, 0.6, 0.4, 0.3, 0.9, 0.2, 0.6, 0.1,
+    ...               0.8, 0.3, 0.6, 0.2, 0.7, 0.6, 0.4, 0.5,
+    ...               0.99, 0.01, 0.98, 0.985, 0.9, 0.8, 0.2, 0.1],
+    ...     "label": [True, False, True, False] * 8,
+    ... })
+    >>> chosen = pr.select_models(log)
+    >>> chosen.collect()
+    shape: (4, 5)
+    ┌──────┬──────┬───────┬──────────────────┬──────────┐
+    │ fold ┆ rule ┆ model ┆ validation_value ┆ test_auc │
+    │ ---  ┆ ---  ┆ ---   ┆ ---              ┆ ---      │
+    │ i64  ┆ str  ┆ str   ┆ f64              ┆ f64      │
+    ╞══════╪══════╪═══════╪══════════════════╪══════════╡
+    │ 0    ┆ auc  ┆ a     ┆ 0.75             ┆ 0.75     │
+    │ 0    ┆ sauc ┆ a     ┆ 0.3875           ┆ 0.75     │
+    │ 1    ┆ auc  ┆ a     ┆ 1.0              ┆ 0.5      │
+    │ 1    ┆ sauc ┆ b     ┆ 0.48875          ┆ 0.75     │
+    └──────┴──────┴───────┴──────────────────┴──────────┘
+    """
+    columns = LogColumns().with_names(
+        model=model, fold=fold, class_=class_, score=score, label=label, dataset=dataset
+    )
+    group = resolve_by(as_lazy(log).collect_schema(), by, dataset)
+    parsed = read_log(log, by=[*group, fold, model, split], columns=columns)
+    frame = parsed.frame
+    found = []
+    if positive_class is not None:
+        if not parsed.has_class:
+            msg = f"positive_class={positive_class!r} needs a {class_!r} column in the log"
+            raise ValueError(msg)
+        frame = frame.filter(pl.col(class_) == positive_class)
+    elif parsed.has_class:
+        classes = frame.select(pl.col(class_).unique()).filter(pl.len() > 1)
+        found.append(listing(classes, [class_], "several classes (pass positive_class=):"))
+    frame = frame.filter(pl.col(split).is_in([validation, test])).cache()
+    for part in (validation, test):
+        empty = frame.filter(pl.col(split) == part).select(pl.len()).filter(pl.col("len") == 0)
+        found.append(listing(empty, ["len"], f"no rows with {split} == {part!r}:"))
+
+    unit = [*group, fold]
+    values = (
+        frame.group_by([*unit, model, split])
+        .agg(**{name: metric(SCORE, POSITIVE) for name, metric in RULES.items()})
+        .cache()
+    )  # read by the checks and twice below: one plan node, not copies
+    found += design_listings(values, by=unit, model=model, fold=split, min_folds=2)
+    head = "polaroc: select_models needs a validation and a test part of every fold: "
+    tail = f". Every {model} needs rows of both parts ({split} values) in every {fold}."
+    values = guarded(log, values, problems(found), head, tail).cache()
+
+    on_validation = values.filter(pl.col(split) == validation)
+    on_test = values.filter(pl.col(split) == test).select(*unit, model, test_auc="auc")
+    chosen = pl.concat([on_validation.group_by(unit).agg(**_choice(rule, model)) for rule in RULES])
+    out = chosen.join(on_test, on=[*unit, model], how="left", nulls_equal=False)
+    nan = pl.lit(float("nan"))
+    return out.select(
+        *unit,
+        "rule",
+        model,
+        "validation_value",
+        test_auc=pl.when(pl.col("_pr_nan")).then(nan).otherwise(pl.col("test_auc")),
+    ).sort([*unit, "rule"])

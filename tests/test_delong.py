@@ -1,0 +1,239 @@
+"""DeLong's test against the O(n₊n₋) placement-value definition."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import polars as pl
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from polars.exceptions import ComputeError
+from sklearn.metrics import roc_auc_score
+
+import polaroc as pr
+from tests.oracles_comparison import delong_two_models
+from tests.tables import sklearn_cv_log
+
+STATS = ("auc_a", "auc_b", "var_a", "var_b", "cov", "z", "p_value")
+
+
+def two_model_log(rng, folds: int = 3, n: int = 120, ties: bool = False) -> pl.DataFrame:
+    """Two correlated models scoring the same samples in each fold."""
+    parts = []
+    for fold in range(folds):
+        label = rng.random(n) < 0.4
+        shared = rng.normal(size=n)
+        scores = {
+            "a": shared + 1.2 * label + rng.normal(0, 0.7, n),
+            "b": shared + 0.8 * label + rng.normal(0, 0.7, n),
+        }
+        for model, score in scores.items():
+            if ties:
+                score = np.round(score, 0)
+            parts.append(
+                pl.DataFrame(
+                    {
+                        "model": model,
+                        "fold": fold,
+                        "sample": np.arange(n),
+                        "score": score,
+                        "label": label,
+                    }
+                )
+            )
+    return pl.concat(parts).sample(fraction=1.0, shuffle=True, seed=1)
+
+
+def oracle(log: pl.DataFrame, a: str = "a", b: str = "b") -> dict[str, float]:
+    wide = (
+        log.filter(pl.col("model") == a)
+        .join(log.filter(pl.col("model") == b), on=["fold", "sample"], suffix="_b")
+        .sort("fold", "sample")
+    )
+    return delong_two_models(wide["score"], wide["score_b"], wide["label"])
+
+
+def assert_matches(row: dict, expected: dict) -> None:
+    for name in STATS:
+        assert row[name] == pytest.approx(expected[name], rel=1e-9, abs=1e-14), name
+
+
+@pytest.mark.parametrize("ties", [False, True])
+def test_pooled_and_per_fold_match_the_pair_definition(run, rng, ties):
+    log = two_model_log(rng, ties=ties)
+    pooled = run(log, lambda f: pr.delong_test(f, "a", "b"))
+    assert pooled.columns == ["n_pos", "n_neg", *STATS]
+    assert_matches(pooled.row(0, named=True), oracle(log))
+    per_fold = run(log, lambda f: pr.delong_test(f, "a", "b", by="fold"))
+    assert per_fold["fold"].to_list() == [0, 1, 2]
+    for row in per_fold.iter_rows(named=True):
+        assert_matches(row, oracle(log.filter(fold=row["fold"])))
+
+
+def test_real_cv_run_matches_oracle_sklearn_and_auc_se(run):
+    log = sklearn_cv_log()
+    out = run(log, lambda f: pr.delong_test(f, "logreg", "tree", by="fold"))
+    se = (
+        log.filter(model="logreg")
+        .group_by("fold")
+        .agg(se=pr.auc_se("score", "label", method="delong"))
+        .sort("fold")
+    )
+    for row, se_a in zip(out.iter_rows(named=True), se["se"], strict=True):
+        part = log.filter(fold=row["fold"])
+        assert_matches(row, oracle(part, "logreg", "tree"))
+        a = part.filter(model="logreg")
+        assert row["auc_a"] == pytest.approx(roc_auc_score(a["label"], a["score"]), abs=1e-12)
+        assert row["var_a"] == pytest.approx(se_a**2, rel=1e-10)
+
+
+def test_both_class_rows_with_positive_class(run, rng):
+    log = two_model_log(rng, folds=2, n=60).with_columns(pl.col("label").cast(pl.Int64))
+    both = pl.concat(
+        [
+            log.with_columns(**{"class": pl.lit(1, pl.Int64)}),
+            log.with_columns(**{"class": pl.lit(0, pl.Int64)}, score=-pl.col("score") + 0.3),
+        ]
+    )
+    out = run(both, lambda f: pr.delong_test(f, "a", "b", positive_class=1))
+    assert_matches(out.row(0, named=True), oracle(log.with_columns(pl.col("label") == 1)))
+    with pytest.raises(ValueError, match="several classes"):
+        pr.delong_test(both, "a", "b")
+    with pytest.raises(ComputeError, match="several classes"):
+        pr.delong_test(both.lazy(), "a", "b").collect()
+    with pytest.raises(ValueError, match="needs a 'class' column"):
+        pr.delong_test(log, "a", "b", positive_class=1)
+
+
+def test_null_score_drops_the_sample_from_both_models(run, rng):
+    log = two_model_log(rng, folds=1, n=80)
+    holed = log.with_columns(
+        score=pl.when((pl.col("model") == "b") & (pl.col("sample") == 5))
+        .then(None)
+        .otherwise("score")
+    )
+    out = run(holed, lambda f: pr.delong_test(f, "a", "b")).row(0, named=True)
+    assert out["n_pos"] + out["n_neg"] == 79
+    assert_matches(out, oracle(log.filter(pl.col("sample") != 5)))
+
+
+def test_nan_score_makes_the_group_nan(run, rng):
+    log = two_model_log(rng, folds=2, n=40).with_columns(
+        score=pl.when((pl.col("fold") == 0) & (pl.col("sample") == 3) & (pl.col("model") == "a"))
+        .then(float("nan"))
+        .otherwise("score")
+    )
+    out = run(log, lambda f: pr.delong_test(f, "a", "b", by="fold"))
+    assert all(math.isnan(out[c][0]) for c in STATS)
+    assert all(math.isfinite(out[c][1]) for c in STATS)
+
+
+def test_identical_models_give_null_z(run, rng):
+    log = two_model_log(rng, folds=1, n=50)
+    same = pl.concat([log.filter(model="a"), log.filter(model="a").with_columns(model=pl.lit("b"))])
+    out = run(same, lambda f: pr.delong_test(f, "a", "b")).row(0, named=True)
+    assert out["auc_a"] == out["auc_b"]
+    assert out["var_a"] == pytest.approx(out["cov"])
+    assert out["z"] is None
+    assert out["p_value"] is None
+
+
+def test_degenerate_fold_is_null_and_spares_the_others(run, rng):
+    log = two_model_log(rng, folds=2, n=40).with_columns(
+        label=pl.when(pl.col("fold") == 0).then(True).otherwise("label")
+    )
+    out = run(log, lambda f: pr.delong_test(f, "a", "b", by="fold"))
+    assert out["n_neg"][0] == 0
+    assert all(out[c][0] is None for c in STATS)
+    assert_matches(out.row(1, named=True), oracle(log.filter(fold=1)))
+
+
+def test_single_positive_has_an_auc_but_no_variance(run):
+    log = pl.DataFrame(
+        {
+            "model": ["a"] * 4 + ["b"] * 4,
+            "fold": 0,
+            "sample": [0, 1, 2, 3] * 2,
+            "score": [0.9, 0.1, 0.2, 0.3, 0.1, 0.9, 0.2, 0.3],
+            "label": [True, False, False, False] * 2,
+        }
+    )
+    out = run(log, lambda f: pr.delong_test(f, "a", "b")).row(0, named=True)
+    assert (out["auc_a"], out["auc_b"]) == (1.0, 0.0)
+    assert out["var_a"] is None
+    assert out["z"] is None
+
+
+def base_log() -> pl.DataFrame:
+    return pl.DataFrame(
+        {
+            "model": ["a"] * 4 + ["b"] * 4,
+            "fold": [0, 0, 1, 1] * 2,
+            "sample": [0, 1, 0, 1] * 2,
+            "score": [0.9, 0.1, 0.8, 0.3, 0.7, 0.2, 0.6, 0.4],
+            "label": [True, False, True, False] * 2,
+        }
+    )
+
+
+PAIRING = {
+    "missing sample": (
+        base_log().filter(
+            ~((pl.col("model") == "b") & (pl.col("sample") == 1) & (pl.col("fold") == 1))
+        ),
+        r"rows of 'a' with no 'b' row: \(1, 1\)",
+    ),
+    "repeated sample": (
+        pl.concat([base_log(), base_log().head(1)]),
+        r"'a' repeats \(fold, sample\): \(0, 0, 2\)",
+    ),
+    "label differs": (
+        base_log().with_columns(
+            label=pl.when(
+                (pl.col("model") == "b") & (pl.col("sample") == 0) & (pl.col("fold") == 0)
+            )
+            .then(False)
+            .otherwise("label")
+        ),
+        r"label differs between the models: \(0, 0\)",
+    ),
+    "unknown model": (base_log().filter(model="a"), "model 'b' has no rows"),
+}
+
+
+@pytest.mark.parametrize("case", PAIRING)
+def test_samples_that_do_not_pair_up(case):
+    log, message = PAIRING[case]
+    with pytest.raises(ValueError, match=message):
+        pr.delong_test(log, "a", "b")
+    plan = pr.delong_test(log.lazy(), "a", "b")
+    for engine in ("in-memory", "streaming"):
+        with pytest.raises(ComputeError, match=message):
+            plan.collect(engine=engine)
+
+
+def test_schema_errors_at_call_time():
+    lazy = base_log().lazy()
+    with pytest.raises(ValueError, match="'sample'"):
+        pr.delong_test(lazy.drop("sample"), "a", "b")
+    with pytest.raises(ValueError, match="'id'"):
+        pr.delong_test(lazy, "a", "b", sample="id")
+    with pytest.raises(TypeError, match="numeric"):
+        pr.delong_test(lazy.with_columns(pl.col("score").cast(pl.String)), "a", "b")
+
+
+@settings(max_examples=20)
+@given(st.integers(0, 2**32 - 1), st.floats(0.1, 10), st.floats(-5, 5))
+def test_monotone_rescaling_changes_nothing(seed, scale, shift):
+    log = two_model_log(np.random.default_rng(seed), folds=1, n=40, ties=True)
+    moved = log.with_columns(
+        score=pl.when(pl.col("model") == "b")
+        .then(pl.col("score") * scale + shift)
+        .otherwise("score")
+    )
+    base = pr.delong_test(log, "a", "b").collect()
+    got = pr.delong_test(moved, "a", "b").collect()
+    for c in STATS:
+        assert got[c][0] == pytest.approx(base[c][0], rel=1e-9, abs=1e-12)
