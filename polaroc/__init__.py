@@ -21,10 +21,13 @@ from polaroc.binary import (
 )
 from polaroc.curves import partial_auc, roc_curve, roc_points, trapezoid_auc
 from polaroc.delong import delong_test
+from polaroc.evaluation import evaluate
 from polaroc.folds import average_roc, pooled_roc, pooling_table, stratified_folds
 from polaroc.io import demo_log_path, scan_logs
+from polaroc.multiclass import multiclass_auc, pairwise_auc, proportion_correct
 from polaroc.operating import min_cost_point, neyman_pearson_point, youden_point
 from polaroc.paired import paired_ttest, test_agreement
+from polaroc.resample import bootstrap
 from polaroc.scored import sauc, sauc_parts
 from polaroc.selection import select_models
 from polaroc.spread import se_vs_sd
@@ -38,6 +41,7 @@ __all__ = [
     "auc",
     "auc_se",
     "average_roc",
+    "bootstrap",
     "confusion",
     "cost",
     "delong_test",
@@ -46,18 +50,22 @@ __all__ = [
     "duncan_ranges",
     "duncan_subsets",
     "error",
+    "evaluate",
     "friedman_test",
     "gini",
     "mean_ranks",
     "min_cost_point",
+    "multiclass_auc",
     "nemenyi_test",
     "neyman_pearson_point",
     "npv",
     "paired_ttest",
+    "pairwise_auc",
     "partial_auc",
     "pooled_roc",
     "pooling_table",
     "ppv",
+    "proportion_correct",
     "roc_curve",
     "roc_points",
     "sauc",

@@ -93,3 +93,80 @@ def on_segment(p, q, r) -> bool:
     within_x = min(p[0], r[0]) <= q[0] <= max(p[0], r[0])
     within_y = min(p[1], r[1]) <= q[1] <= max(p[1], r[1])
     return cross == 0 and within_x and within_y
+
+
+# ----------------------------------------------------------------- multiclass
+# Hand & Till (2001) and Wu & Flach (2005) on one group of a long log, by looping over
+# class pairs and comparing every pair of rows. Arguments are equal-length arrays of
+# class, label and score (one element per log row); classes and labels are any
+# comparable values.
+
+
+def _direction(classes, labels, scores, i, j):
+    """(A(i|j), sAUC(i|j)) from the class-i scores of label-i and label-j rows, or None."""
+    x = scores[(classes == i) & (labels == i)]
+    y = scores[(classes == i) & (labels == j)]
+    if len(x) == 0 or len(y) == 0:
+        return None
+    with np.errstate(invalid="ignore"):  # inf - inf: sAUC is NaN, as the contract allows
+        d = x[:, None] - y[None, :]
+        return float(((d > 0) + 0.5 * (d == 0)).mean()), float((d * (d > 0)).mean())
+
+
+def hand_till_pairs(classes, labels, scores) -> dict:
+    """{(i, j): {"a_i_j", "a_j_i", "a", "sauc_i_j", "sauc_j_i", "sauc"}} for i < j.
+
+    Pairs are the label values with samples; a direction needs class-i rows of label-i
+    samples; a pair with no computable direction is left out.
+    """
+    from itertools import combinations
+
+    classes, labels = np.asarray(classes, dtype=object), np.asarray(labels, dtype=object)
+    scores = np.asarray(scores, dtype=float)
+    out = {}
+    for i, j in combinations(sorted(set(labels.tolist())), 2):
+        forward = _direction(classes, labels, scores, i, j)
+        backward = _direction(classes, labels, scores, j, i)
+        held = [d for d in (forward, backward) if d is not None]
+        if not held:
+            continue
+        out[(i, j)] = {
+            "a_i_j": None if forward is None else forward[0],
+            "a_j_i": None if backward is None else backward[0],
+            "a": float(np.mean([d[0] for d in held])),
+            "sauc_i_j": None if forward is None else forward[1],
+            "sauc_j_i": None if backward is None else backward[1],
+            "sauc": float(np.mean([d[1] for d in held])),
+        }
+    return out
+
+
+def hand_till_m(classes, labels, scores) -> float:
+    """Hand & Till's M (eq. 7): the mean of A(i, j) over the pairs of ``hand_till_pairs``."""
+    pairs = hand_till_pairs(classes, labels, scores)
+    return float(np.mean([p["a"] for p in pairs.values()])) if pairs else float("nan")
+
+
+def proportions_correct(samples, classes, labels, scores) -> tuple[float, float]:
+    """Hand & Till's C1 (argmax, ties 1/k) and C2 (pairwise proportion correct, ties ½).
+
+    Every sample is assumed to have its own class's row and at least two rows.
+    """
+    rows: dict = {}
+    for s, c, lab, x in zip(samples, classes, labels, scores, strict=True):
+        rows.setdefault(s, ({}, lab))[0][c] = float(x)
+    c1 = []
+    pair_hits: dict = {}
+    for by_class, lab in rows.values():
+        top = max(by_class.values())
+        winners = [c for c, x in by_class.items() if x == top]
+        c1.append(1.0 / len(winners) if lab in winners else 0.0)
+        for other, x in by_class.items():
+            if other == lab:
+                continue
+            key = tuple(sorted((lab, other)))
+            hit = 1.0 if by_class[lab] > x else 0.5 if by_class[lab] == x else 0.0
+            pair_hits.setdefault(key, []).append(hit)
+    present = {lab for _, lab in rows.values()}
+    c2 = [np.mean(h) for (i, j), h in pair_hits.items() if i in present and j in present]
+    return float(np.mean(c1)), float(np.mean(c2))

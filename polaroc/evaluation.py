@@ -1,0 +1,224 @@
+"""The per-fold table: one lazy plan from a score log to n, M, sAUC, error and standard errors.
+
+(The module is not called ``evaluate``: a submodule named like the function
+``polaroc.evaluate`` would replace it as an attribute of the package whenever the
+module is imported by path, e.g. by pytest's doctest collection.)
+
+``evaluate`` is the first step of every comparison: one row per (model, fold) — or
+any grouping — that the paired tests, the ANOVA and Duncan's test read. It never
+collects; chained with those tables and collected once (``pl.collect_all``), the
+log is read once.
+
+Every log goes through one plan. The scores of each (group, class) block are
+ordered once (:func:`polaroc.multiclass.block_tables`); M, the (multiclass) sAUC,
+the one-vs-rest placement values behind DeLong's standard error and the null
+counts all come from that one pass. For a binary log without a class column the
+group is the block, so the AUC, sAUC and both standard errors share one ordering,
+and the error is a count at the threshold in the same aggregation. A log with a
+class column adds one aggregation per sample for the error (C₁, the argmax rule),
+reading the log through a cache so that it is scanned once.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+import polars as pl
+
+from polaroc._input import FrameLike
+from polaroc.multiclass import (
+    FLAG_COUNTS,
+    LABEL,
+    USABLE,
+    _columns,
+    block_tables,
+    c1_table,
+    directions,
+    m_table,
+    per_class,
+    read_classes,
+    row_flags,
+    threshold_c1,
+)
+
+__all__ = ["evaluate"]
+
+METRICS = ("auc", "sauc", "error", "auc_se_delong", "auc_se_hanley_mcneil")
+COLUMNS = ("n", "n_classes", *METRICS, "n_null_score", "n_null_label")
+
+
+def hanley_mcneil_se(theta: pl.Expr, n_pos: pl.Expr, n_neg: pl.Expr) -> pl.Expr:
+    """``SE(W)`` of Hanley & McNeil (1982), Bradley (1997) eq. 10–12, from θ and the counts."""
+    n_pos, n_neg = n_pos.cast(pl.Float64), n_neg.cast(pl.Float64)
+    q1 = theta / (2.0 - theta)
+    q2 = 2.0 * theta**2 / (1.0 + theta)
+    var = theta * (1.0 - theta) + (n_pos - 1.0) * (q1 - theta**2) + (n_neg - 1.0) * (q2 - theta**2)
+    return (var / (n_pos * n_neg)).sqrt()
+
+
+# --------------------------------------------------------------------- pieces
+
+
+def _two_class_se(sums: pl.LazyFrame, by: list[str]) -> pl.LazyFrame:
+    """What the standard errors of a two-class group need, per group.
+
+    ``auc_se_delong``: each direction A(i|j) of a two-class group is the one-vs-rest
+    AUC of class i, with DeLong's standard error; when the log holds both directions
+    the SE of their mean is taken as the mean of their SEs — exact when the two
+    directions are perfectly correlated (complementary scores, e.g. probabilities
+    that sum to one, where they are equal) and an upper bound otherwise.
+
+    ``n_pos``/``n_neg``: samples of the larger and the smaller label value, the
+    positive and negative class of Hanley & McNeil's formula (1/``True`` against
+    0/``False`` in a binary log).
+    """
+    delong = (
+        per_class(directions(sums, by), by)
+        .group_by(by)
+        .agg(pl.col("var_delong").sqrt().mean().alias("auc_se_delong"))
+    )
+    n = pl.col("n").sort_by(LABEL)
+    counts = (
+        sums.group_by([*by, LABEL])
+        .agg(pl.col("n").max())
+        .group_by(by)
+        .agg(n.last().alias("_n_pos"), n.first().alias("_n_neg"))
+    )
+    return counts.join(delong, on=by, how="left", nulls_equal=True)
+
+
+# ------------------------------------------------------------------ public API
+
+
+def evaluate(
+    log: FrameLike,
+    *,
+    by: str | Iterable[str] | None = None,
+    threshold: float = 0.5,
+    model: str = "model",
+    fold: str = "fold",
+    class_: str = "class",
+    score: str = "score",
+    label: str = "label",
+    sample: str = "sample",
+    dataset: str = "dataset",
+) -> pl.LazyFrame:
+    """The per-fold table: n, M (the AUC), sAUC, error and the AUC's standard errors.
+
+    Columns, one row per group:
+
+    ``n``
+        Samples with a usable row (non-null score and label): distinct ``sample``
+        ids when the log has a class and a sample column, otherwise rows (the
+        largest class's rows for a log with a class column).
+    ``n_classes``
+        Label values with samples in the group (the classes M averages over).
+    ``auc``
+        Hand & Till's (2001) M, eq. 7 (see :func:`polaroc.multiclass_auc`); for a
+        binary log it is the plain AUC of :func:`polaroc.auc` (a log holding both
+        classes' rows averages the two directions).
+    ``sauc``
+        Wu & Flach's (2005) scored AUC; for several classes its pairwise average.
+    ``error``
+        ``1 − C₁``: the share of samples whose highest-scoring class is not their
+        label (Hand & Till 2001, §4), ties at the top counting 1/k. A sample with a
+        single score row — every sample of a log without a class column — is
+        predicted positive iff ``score >= threshold`` (Bradley 1997, eq. 1).
+        Rows are tied to samples by ``sample``; a log with a class column and no
+        sample column has an error only in groups holding one class value.
+    ``auc_se_delong``, ``auc_se_hanley_mcneil``
+        Standard errors of the AUC: DeLong, DeLong & Clarke-Pearson (1988) and
+        Hanley & McNeil's ``SE(W)`` (Bradley 1997, eq. 10–12), as
+        :func:`polaroc.auc_se`. Null for groups of more than two classes (M's
+        pairwise terms are dependent; use :func:`polaroc.bootstrap`). For a
+        two-class log holding both classes' rows, DeLong's is the mean of the two
+        directions' SEs (exact for complementary scores, an upper bound
+        otherwise) and Hanley & McNeil's takes the larger class value (1,
+        ``True``) as the positive class.
+    ``n_null_score``, ``n_null_label``
+        Rows dropped because the score, or the label (or class), is null.
+
+    A degenerate group (one class only) has null ``auc``/``sauc``; a NaN score
+    makes the group's metrics NaN. Nothing is collected: the result is a lazy plan
+    that can be chained with the comparison tables and collected once
+    (``pl.collect_all``); tables built on it share its read of the log. To share
+    the read with other tables that read the log itself (e.g.
+    :func:`polaroc.pairwise_auc`), pass them all ``pl.scan_parquet(...).cache()``.
+
+    Parameters
+    ----------
+    log
+        ``DataFrame`` or ``LazyFrame`` (e.g. ``pl.scan_parquet`` over many files) in
+        the long format of the design contract. A log without a class column is
+        binary and its label the positive indicator (Boolean or 0/1).
+    by
+        Grouping columns; default ``(model, fold)``, with ``dataset`` first when
+        the log has one.
+    threshold
+        Decision threshold (a number) for the error of single-row samples.
+    model, fold, class_, score, label, sample, dataset
+        The log's column names.
+
+    Returns
+    -------
+    pl.LazyFrame
+        by…, ``n``, ``n_classes``, ``auc``, ``sauc``, ``error``, ``auc_se_delong``,
+        ``auc_se_hanley_mcneil``, ``n_null_score``, ``n_null_label``.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> import polaroc as pr
+    >>> log = pl.DataFrame({
+    ...     "model": ["a"] * 6 + ["b"] * 6,
+    ...     "fold": 0,
+    ...     "score": [0.9, 0.8, 0.6, 0.4, 0.3, None, 0.9, 0.4, 0.4, 0.6, 0.2, 0.1],
+    ...     "label": [True, True, False, True, False, False] * 2,
+    ... })
+    >>> table = pr.evaluate(log).sort("model")
+    >>> columns = ["model", "n", "auc", "sauc", "error", "auc_se_delong", "n_null_score"]
+    >>> table.select(columns).collect()
+    shape: (2, 7)
+    ┌───────┬─────┬──────────┬──────────┬──────────┬───────────────┬──────────────┐
+    │ model ┆ n   ┆ auc      ┆ sauc     ┆ error    ┆ auc_se_delong ┆ n_null_score │
+    │ ---   ┆ --- ┆ ---      ┆ ---      ┆ ---      ┆ ---           ┆ ---          │
+    │ str   ┆ i64 ┆ f64      ┆ f64      ┆ f64      ┆ f64           ┆ i64          │
+    ╞═══════╪═════╪══════════╪══════════╪══════════╪═══════════════╪══════════════╡
+    │ a     ┆ 5   ┆ 0.833333 ┆ 0.283333 ┆ 0.4      ┆ 0.235702      ┆ 1            │
+    │ b     ┆ 6   ┆ 0.944444 ┆ 0.4      ┆ 0.166667 ┆ 0.078567      ┆ 0            │
+    └───────┴─────┴──────────┴──────────┴──────────┴───────────────┴──────────────┘
+
+    Chained with a comparison table and collected once:
+
+    >>> per_fold = pr.evaluate(log)
+    >>> tables = pl.collect_all([per_fold, per_fold.group_by("model").agg(pl.col("auc").mean())])
+    >>> [t.height for t in tables]
+    [2, 2]
+    """
+    names = {"model": model, "fold": fold, "class_": class_, "score": score, "label": label}
+    columns = _columns(**names).with_names(sample=sample, dataset=dataset)
+    parsed, frame = read_classes(log, by=by, columns=columns)
+    by_ = parsed.by
+    per_sample = parsed.has_class and parsed.has(sample)
+    if per_sample:
+        frame = frame.cache()  # read once for the ordering pass and the per-sample pass
+    flagged = frame.with_columns(row_flags(names, parsed.has_class, threshold))
+    keys, sums = block_tables(flagged, by_, FLAG_COUNTS)
+    sums = sums.cache()
+    counts = threshold_c1(keys, by_)
+    if per_sample:
+        c1 = c1_table(frame.filter(USABLE), by_, sample, threshold)
+        counts = counts.drop("n", "c1").join(c1, on=by_, how="left", nulls_equal=True)
+    hanley_mcneil = hanley_mcneil_se(pl.col("auc"), pl.col("_n_pos"), pl.col("_n_neg"))
+    two = pl.col("n_classes") == 2
+    table = (
+        counts.join(m_table(sums, by_), on=by_, how="left", nulls_equal=True)
+        .join(_two_class_se(sums, by_), on=by_, how="left", nulls_equal=True)
+        .with_columns(
+            pl.col("n", "n_classes").fill_null(0),
+            (1.0 - pl.col("c1")).alias("error"),
+            pl.when(two).then(pl.col("auc_se_delong")).alias("auc_se_delong"),
+            pl.when(two).then(hanley_mcneil).alias("auc_se_hanley_mcneil"),
+        )
+    )
+    return table.select(*by_, *COLUMNS)

@@ -1,0 +1,787 @@
+"""Hand & Till's (2001) multiclass AUC from the long log, and the measures around it.
+
+Hand & Till (2001, §3) define, for two classes ``i`` and ``j`` of a c-class problem,
+A(i|j): the probability that a label-j sample has a lower class-i score than a
+label-i sample (ties counting one half). It is the binary AUC of the class-i scores
+with the label-i rows as positives and the label-j rows as negatives, so it needs
+the log's class-i rows. A(i, j) = [A(i|j) + A(j|i)]/2 and their eq. 7 averages it
+over the class pairs: M = 2/(c(c−1)) Σ_{i<j} A(i, j).
+
+Everything here is computed from the long log (one row per model, fold, sample,
+class) by group-by aggregations; there is no pivot to a wide score matrix, no Python
+loop over classes, and no assumption that scores are probabilities.
+
+How A(i|j) is counted
+---------------------
+Each (group, class i) block of scores is ordered once. In that order, for a row y
+whose label is not i, the number of label-i rows scored above it plus half those
+tied with it is ``n_i − (p_<(y) + p_≤(y))/2``, where ``p_<`` and ``p_≤`` count the
+label-i rows strictly below y and at or below y (both read at y's tie run).
+Summing it over the label-j rows gives the Mann–Whitney count U(i|j) and
+A(i|j) = U(i|j)/(n_i n_j) (Hand & Till 2001, eq. 2–3). The same pass yields Wu &
+Flach's (2005) Rs⁺ and Rs⁻ per pair, and DeLong's placement values of the
+one-vs-rest problem, so M, the multiclass sAUC, the one-vs-rest AUCs and the
+two-class standard errors all come from one ordering of each block.
+
+Awkward input (see the design contract)
+---------------------------------------
+* Pairs are over the label values that have samples in the group; A(i|j) needs
+  class-i score rows with label-i samples among them. A pair appears when at least
+  one direction can be computed and ``a`` averages the directions the log holds,
+  so a binary log that holds only the positive class's rows gives the plain AUC.
+* A class with no samples in a group is left out of that group's pairs (its scores
+  are not used); ``n_classes`` reports the labels with samples. A label that is
+  never logged as a class still pairs with the others through their scores.
+* A NaN score makes every direction computed from its class block NaN (and so M);
+  null scores, labels and classes drop the row.
+* A log without a class column is binary: its label is the positive indicator.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+import polars as pl
+
+from polaroc._input import NAN, FrameLike, LogColumns
+from polaroc._log import SCORE, Log, _comparable, read_log
+
+__all__ = ["multiclass_auc", "pairwise_auc", "proportion_correct"]
+
+CLASS = "_pr_class"
+LABEL = "_pr_label"
+
+_GID = "_pr_gid"
+
+
+# ----------------------------------------------------------------------- input
+
+
+def read_classes(
+    log: FrameLike,
+    *,
+    by: str | Iterable[str] | None,
+    columns: LogColumns,
+    need: tuple[str, ...] = (),
+) -> tuple[Log, pl.LazyFrame]:
+    """Validate ``log`` and return it with comparable ``_pr_class``/``_pr_label`` columns.
+
+    All rows are kept; filter with :data:`USABLE` to drop those with a null score,
+    label or class. A log without a class column is binary: its class is the
+    positive value (``True`` or ``1``) and its label the 0/1 or Boolean indicator,
+    so ``label == class`` marks the positives as ``read_log`` does.
+    """
+    parsed = read_log(log, by=by, columns=columns, need=need)
+    if parsed.has_class:
+        class_expr, label_expr = _comparable(parsed.schema, parsed.class_, parsed.label)
+    elif parsed.schema[parsed.label] == pl.Boolean:
+        class_expr, label_expr = pl.lit(True), pl.col(parsed.label)
+    else:
+        class_expr, label_expr = pl.lit(1, pl.Int64), pl.col(parsed.label).cast(pl.Int64)
+    frame = parsed.frame.with_columns(class_expr.alias(CLASS), label_expr.alias(LABEL))
+    return parsed, frame
+
+
+USABLE = pl.all_horizontal(pl.col(SCORE, LABEL, CLASS).is_not_null())
+
+
+def _columns(**names: str) -> LogColumns:
+    return LogColumns().with_names(**names)
+
+
+# ------------------------------------------------------ one ordering per block
+
+
+def block_tables(
+    frame: pl.LazyFrame, by: list[str], extra: Sequence[pl.Expr] = ()
+) -> tuple[pl.LazyFrame, pl.LazyFrame]:
+    """Order each (group, class) block's scores once; return ``(keys, sums)``.
+
+    ``keys`` has one row per block: by…, ``_pr_class`` and the ``extra``
+    aggregations, evaluated over all the block's rows (usable or not) in the same
+    pass. ``sums`` has one row per block and label value of the usable rows, with
+    the sums of :func:`_block_sums` and ``_pr_nan`` (the label's rows hold a NaN).
+
+    Both read the block numbers of one cached evaluation: group-by output order is
+    not deterministic, so block numbers must never be matched across evaluations.
+    """
+    score = pl.col(SCORE)
+    rows = pl.struct(SCORE, LABEL, (pl.col(LABEL) == pl.col(CLASS)).alias("_pr_pos"))
+    if not extra:  # nothing to count in unusable rows: drop them before the ordering
+        frame = frame.filter(USABLE)
+    ordered = (
+        frame.group_by([*by, CLASS])
+        .agg(rows.sort_by(score).alias("_pr_rows"), *extra)
+        .with_columns(pl.int_range(pl.len(), dtype=pl.UInt32).alias(_GID))
+        .cache()
+    )
+    keys = ordered.drop("_pr_rows")
+    flat = ordered.select(_GID, "_pr_rows").explode("_pr_rows").unnest("_pr_rows")
+    if extra:
+        flat = flat.filter(score.is_not_null() & pl.col("_pr_pos").is_not_null())
+    sums = _block_sums(flat).join(keys.select(_GID, *by, CLASS), on=_GID).drop(_GID)
+    return keys.drop(_GID), sums
+
+
+def _block_sums(rows: pl.LazyFrame) -> pl.LazyFrame:
+    """Per (block, label): the sums every pairwise quantity is read from.
+
+    With the rows of a block in ascending score order, "positive" meaning
+    ``label == class``, ``p_<``/``p_≤`` the positives strictly below / at or below a
+    row's tie run and ``q_<``/``q_≤`` the same counts of negatives:
+
+    ``t``, ``tt``
+        Σ and Σ² over the label's rows of ``p_< + p_≤`` (for a negative: twice the
+        positives below it, ties counting ½);
+    ``q``, ``qq``
+        Σ and Σ² of ``q_< + q_≤`` over the positives (twice DeLong's placement
+        value among all the block's negatives, times their number);
+    ``rs_pos``, ``rs_neg``
+        Wu & Flach's Rs⁺ and Rs⁻ numerators: for each negative, the sum of the
+        positives' scores strictly above it, and its score times the number of
+        positives strictly above it.
+
+    Only the columns a query uses are computed (Polars prunes the rest).
+    """
+    gid, score, pos = pl.col(_GID), pl.col(SCORE), pl.col("_pr_pos")
+    p = pos.cast(pl.Int64)
+    first, last = gid.ne_missing(gid.shift(1)), gid.ne_missing(gid.shift(-1))
+    marks = rows.with_columns(
+        _first=first,
+        _last=last,
+        _start=first | score.ne_missing(score.shift(1)),
+        _end=last | score.ne_missing(score.shift(-1)),
+        _row=pl.int_range(pl.len(), dtype=pl.Int64),
+        _cpos=p.cum_sum(),
+        # positives' scores at or above each row, within its block
+        _above=pl.when(pos).then(score).otherwise(0.0).cum_sum(reverse=True).over(_GID),
+    )
+    at_first = pl.col("_first")
+    in_block = marks.with_columns(
+        _i=pl.col("_row") - pl.when(at_first).then(pl.col("_row")).forward_fill(),
+        _cp=pl.col("_cpos") - pl.when(at_first).then(pl.col("_cpos") - p).forward_fill(),
+    )
+    start, end, i, cp = pl.col("_start"), pl.col("_end"), pl.col("_i"), pl.col("_cp")
+    # sum of positives' scores strictly above the tie run: the next row's running sum
+    next_above = pl.when(pl.col("_last")).then(0.0).otherwise(pl.col("_above").shift(-1))
+    runs = in_block.with_columns(
+        _pb=pl.when(start).then(cp - p).forward_fill(),
+        _pu=pl.when(end).then(cp).backward_fill(),
+        _rb=pl.when(start).then(i).forward_fill(),
+        _ru=pl.when(end).then(i + 1).backward_fill(),
+        _np=pl.when(pl.col("_last")).then(cp).backward_fill(),
+        _sa=pl.when(end).then(next_above).backward_fill(),
+    )
+    pb, pu, rb, ru = pl.col("_pb"), pl.col("_pu"), pl.col("_rb"), pl.col("_ru")
+    n_above = pl.col("_np") - pu
+    terms = runs.select(
+        _GID,
+        LABEL,
+        score.is_nan().alias("_nan"),
+        pl.when(~pos).then(pb + pu).alias("_t"),
+        pl.when(pos).then((rb - pb) + (ru - pu)).alias("_q"),
+        pl.when(~pos).then(pl.col("_sa")).alias("_rs_pos"),
+        # skip empty products so that an infinite score with nothing above gives 0, not NaN
+        pl.when(~pos & (n_above > 0)).then(score * n_above).alias("_rs_neg"),
+    )
+    t, q = pl.col("_t"), pl.col("_q")
+    return terms.group_by(_GID, LABEL).agg(
+        pl.col("_nan").any().alias("_pr_nan"),
+        pl.len().cast(pl.Int64).alias("n"),
+        t.sum().alias("t"),
+        (t.cast(pl.Float64) ** 2).sum().alias("tt"),
+        q.sum().alias("q"),
+        (q.cast(pl.Float64) ** 2).sum().alias("qq"),
+        pl.col("_rs_pos").sum().alias("rs_pos"),
+        pl.col("_rs_neg").sum().alias("rs_neg"),
+    )
+
+
+def blocks(frame: pl.LazyFrame, by: list[str]) -> pl.LazyFrame:
+    """The ``sums`` of :func:`block_tables`."""
+    return block_tables(frame, by)[1]
+
+
+def directions(sums: pl.LazyFrame, by: list[str]) -> pl.LazyFrame:
+    """One row per group, class i and label j ≠ i present in the class-i block.
+
+    ``sums`` is the output of :func:`blocks`. Columns: by…, ``_pr_class`` (i),
+    ``_pr_label`` (j), ``n_i`` (label-i rows in the block), ``n_j`` (label-j rows),
+    ``a`` = A(i|j), ``sauc`` = Wu & Flach's sAUC of the same binary problem, and the
+    block's one-vs-rest sums ``n_neg``, ``pos_t``, ``pos_tt``, ``neg_t``, ``neg_tt``.
+    ``a`` is null when the block has no label-i rows, NaN when it holds a NaN score.
+    """
+    block = [*by, CLASS]
+    is_pos = pl.col(LABEL) == pl.col(CLASS)
+
+    def block_total(value: str, where: pl.Expr) -> pl.Expr:
+        return pl.when(where).then(pl.col(value)).otherwise(0).sum().over(block)
+
+    with_block = sums.with_columns(
+        pl.col("_pr_nan").any().over(block),
+        n_i=block_total("n", is_pos),
+        n_neg=block_total("n", ~is_pos),
+        pos_t=block_total("q", is_pos),
+        pos_tt=block_total("qq", is_pos),
+        neg_t=block_total("t", ~is_pos),
+        neg_tt=block_total("tt", ~is_pos),
+    ).filter(~is_pos)
+    n_i, n_j = pl.col("n_i"), pl.col("n")
+    pairs = (n_i * n_j).cast(pl.Float64)
+    u = pairs - pl.col("t") / 2.0
+
+    def computed(value: pl.Expr) -> pl.Expr:
+        return pl.when(pl.col("_pr_nan")).then(NAN).when(n_i > 0).then(value)
+
+    return with_block.select(
+        *by,
+        CLASS,
+        LABEL,
+        "n_i",
+        n_j.alias("n_j"),
+        computed(u / pairs).alias("a"),
+        computed((pl.col("rs_pos") - pl.col("rs_neg")) / pairs).alias("sauc"),
+        "n_neg",
+        "pos_t",
+        "pos_tt",
+        "neg_t",
+        "neg_tt",
+        "_pr_nan",
+    )
+
+
+def _ordered_pair() -> tuple[pl.Expr, pl.Expr]:
+    """The unordered pair {class, label} as (smaller, larger)."""
+    c, lab = pl.col(CLASS), pl.col(LABEL)
+    first = c < lab
+    return (
+        pl.when(first).then(c).otherwise(lab).alias("class_i"),
+        pl.when(first).then(lab).otherwise(c).alias("class_j"),
+    )
+
+
+def pairs(dirs: pl.LazyFrame, by: list[str]) -> pl.LazyFrame:
+    """Hand & Till's pairwise table from :func:`directions` (computable directions only)."""
+    lo, hi = _ordered_pair()
+    forward = pl.col(CLASS) == pl.col("class_i")  # the direction (i|j) uses class-i scores
+    backward = ~forward
+
+    def count_of(label_is_class: pl.Expr) -> pl.Expr:
+        # rows of a label: n_i in the direction scored by that class, n_j in the other
+        return pl.when(label_is_class).then(pl.col("n_i")).otherwise(pl.col("n_j")).max()
+
+    table = (
+        dirs.filter(pl.col("n_i") > 0)
+        .with_columns(lo, hi)
+        .group_by([*by, "class_i", "class_j"])
+        .agg(
+            pl.col("a").filter(forward).first().alias("a_i_j"),
+            pl.col("a").filter(backward).first().alias("a_j_i"),
+            count_of(forward).alias("n_i"),
+            count_of(backward).alias("n_j"),
+            pl.col("sauc").filter(forward).first().alias("sauc_i_j"),
+            pl.col("sauc").filter(backward).first().alias("sauc_j_i"),
+        )
+    )
+    return table.with_columns(
+        pl.mean_horizontal("a_i_j", "a_j_i").alias("a"),
+        pl.mean_horizontal("sauc_i_j", "sauc_j_i").alias("sauc"),
+    )
+
+
+def labels_present(sums: pl.LazyFrame, by: list[str]) -> pl.LazyFrame:
+    """Every group with usable rows, and the number of label values it holds."""
+    return sums.group_by(by).agg(pl.col(LABEL).n_unique().cast(pl.Int64).alias("n_classes"))
+
+
+def m_table(sums: pl.LazyFrame, by: list[str]) -> pl.LazyFrame:
+    """Per group: ``n_classes``, ``auc`` (M), ``sauc`` and the one-vs-rest AUCs."""
+    dirs = directions(sums, by)
+    per_pair = (
+        pairs(dirs, by)
+        .group_by(by)
+        .agg(pl.col("a").mean().alias("auc"), pl.col("sauc").mean().alias("sauc"))
+    )
+    return (
+        labels_present(sums, by)
+        .join(per_pair, on=by, how="left", nulls_equal=True)
+        .join(one_vs_rest(dirs, by), on=by, how="left", nulls_equal=True)
+    )
+
+
+def per_class(dirs: pl.LazyFrame, by: list[str]) -> pl.LazyFrame:
+    """Per group and class: the one-vs-rest AUC and its DeLong variance.
+
+    The class-i block's positives are the label-i rows and its negatives every other
+    row, so the AUC is Σ_j U(i|j) / (n_i Σ_j n_j). DeLong, DeLong & Clarke-Pearson's
+    (1988) variance is S₁₀/n_i + S₀₁/n_neg, from the placement values' sums.
+    """
+    n_i, n_neg = pl.col("n_i").cast(pl.Float64), pl.col("n_neg").cast(pl.Float64)
+    per = dirs.filter(pl.col("n_i") > 0).group_by([*by, CLASS]).agg(pl.all().exclude(LABEL).first())
+    # placement values: V10 = q/(2 n_neg) for a positive, V01 = 1 − p/(2 n_i) for a negative
+    v10_sum, v10_sq = pl.col("pos_t") / (2 * n_neg), pl.col("pos_tt") / (2 * n_neg) ** 2
+    v01_sum = n_neg - pl.col("neg_t") / (2 * n_i)
+    v01_sq = n_neg - pl.col("neg_t") / n_i + pl.col("neg_tt") / (2 * n_i) ** 2
+    s10 = (v10_sq - v10_sum**2 / n_i) / (n_i - 1)
+    s01 = (v01_sq - v01_sum**2 / n_neg) / (n_neg - 1)
+    var = pl.when((n_i > 1) & (n_neg > 1)).then(s10 / n_i + s01 / n_neg)
+    auc = v10_sum / n_i
+    nan = pl.col("_pr_nan")
+    return per.select(
+        *by,
+        CLASS,
+        "n_i",
+        "n_neg",
+        pl.when(nan).then(NAN).otherwise(auc).alias("auc"),
+        pl.when(nan).then(NAN).otherwise(var).alias("var_delong"),
+    )
+
+
+def one_vs_rest(dirs: pl.LazyFrame, by: list[str]) -> pl.LazyFrame:
+    """Per group: the macro and prevalence-weighted means of the one-vs-rest AUCs."""
+    weight = pl.col("n_i").cast(pl.Float64)
+    return (
+        per_class(dirs, by)
+        .group_by(by)
+        .agg(
+            pl.col("auc").mean().alias("auc_ovr_macro"),
+            ((pl.col("auc") * weight).sum() / weight.sum()).alias("auc_ovr_weighted"),
+        )
+    )
+
+
+# ------------------------------------------------------------------ public API
+
+
+def pairwise_auc(
+    log: FrameLike,
+    *,
+    by: str | Iterable[str] | None = None,
+    model: str = "model",
+    fold: str = "fold",
+    class_: str = "class",
+    score: str = "score",
+    label: str = "label",
+    dataset: str = "dataset",
+) -> pl.LazyFrame:
+    """Hand & Till's (2001) pairwise separability table: one row per group and class pair.
+
+    For the unordered pair of classes ``class_i < class_j``:
+
+    ``a_i_j``
+        A(i|j), the probability that a label-j sample has a lower class-i score than
+        a label-i sample, ties counting ½ (Hand & Till 2001, §3): the binary AUC of
+        the class-i scores of the label-i (positive) and label-j (negative) rows.
+    ``a_j_i``
+        A(j|i), the same with the class-j scores.
+    ``a``
+        A(i, j), the mean of the directions the log holds (one of them when the log
+        lacks a class's rows, e.g. a binary log with only the positive class).
+    ``n_i``, ``n_j``
+        Samples of each label (rows of that label in the scores used; in a complete
+        log, the number of samples).
+    ``sauc_i_j``, ``sauc_j_i``, ``sauc``
+        Wu & Flach's (2005) scored AUC of the same two binary problems and their
+        mean (see :func:`multiclass_auc`).
+
+    The table shows which classes a model separates well even when M is mediocre.
+
+    Parameters
+    ----------
+    log
+        ``DataFrame`` or ``LazyFrame`` in the long format: one row per (model,
+        fold, sample, class). Scores need not be probabilities. A log without a
+        class column is binary (its label is the positive indicator).
+    by
+        Grouping columns; default ``(model, fold)``, with ``dataset`` first when
+        the log has one.
+    model, fold, class_, score, label, dataset
+        The log's column names.
+
+    Returns
+    -------
+    pl.LazyFrame
+        Pairs of label values that both have samples in the group and at least one
+        computable direction. ``class_i``/``class_j`` have the class column's dtype
+        (strings for categorical or string classes). A NaN score makes the
+        directions computed from its class NaN; rows with a null score, label or
+        class are ignored.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> import polaroc as pr
+    >>> log = pl.DataFrame({
+    ...     "model": "m", "fold": 0,
+    ...     "sample": [0, 0, 0, 1, 1, 1, 2, 2, 2, 3, 3, 3],
+    ...     "class": ["a", "b", "c"] * 4,
+    ...     "label": ["a"] * 3 + ["b"] * 3 + ["c"] * 3 + ["c"] * 3,
+    ...     "score": [0.7, 0.2, 0.1, 0.3, 0.4, 0.3, 0.2, 0.5, 0.3, 0.1, 0.1, 0.8],
+    ... })
+    >>> table = pr.pairwise_auc(log).sort("class_i", "class_j")
+    >>> table.select("class_i", "class_j", "a_i_j", "a_j_i", "a", "n_i", "n_j").collect()
+    shape: (3, 7)
+    ┌─────────┬─────────┬───────┬───────┬───────┬─────┬─────┐
+    │ class_i ┆ class_j ┆ a_i_j ┆ a_j_i ┆ a     ┆ n_i ┆ n_j │
+    │ ---     ┆ ---     ┆ ---   ┆ ---   ┆ ---   ┆ --- ┆ --- │
+    │ str     ┆ str     ┆ f64   ┆ f64   ┆ f64   ┆ i64 ┆ i64 │
+    ╞═════════╪═════════╪═══════╪═══════╪═══════╪═════╪═════╡
+    │ a       ┆ b       ┆ 1.0   ┆ 1.0   ┆ 1.0   ┆ 1   ┆ 1   │
+    │ a       ┆ c       ┆ 1.0   ┆ 1.0   ┆ 1.0   ┆ 1   ┆ 2   │
+    │ b       ┆ c       ┆ 0.5   ┆ 0.75  ┆ 0.625 ┆ 1   ┆ 2   │
+    └─────────┴─────────┴───────┴───────┴───────┴─────┴─────┘
+
+    Classes a and b are separated perfectly, b and c only partly: the class-b
+    scores rank the two c samples on both sides of the b sample.
+    """
+    columns = _columns(model=model, fold=fold, class_=class_, score=score, label=label)
+    columns = columns.with_names(dataset=dataset)
+    parsed, frame = read_classes(log, by=by, columns=columns)
+    dirs = directions(blocks(frame, parsed.by), parsed.by)
+    table = pairs(dirs, parsed.by)
+    return table.select(
+        *parsed.by,
+        "class_i",
+        "class_j",
+        "a_i_j",
+        "a_j_i",
+        "a",
+        "n_i",
+        "n_j",
+        "sauc_i_j",
+        "sauc_j_i",
+        "sauc",
+    )
+
+
+def multiclass_auc(
+    log: FrameLike,
+    *,
+    by: str | Iterable[str] | None = None,
+    model: str = "model",
+    fold: str = "fold",
+    class_: str = "class",
+    score: str = "score",
+    label: str = "label",
+    dataset: str = "dataset",
+) -> pl.LazyFrame:
+    """Hand & Till's M, the multiclass scored AUC and one-vs-rest AUCs, per group.
+
+    ``auc``
+        Hand & Till's (2001) M, eq. 7: the mean of A(i, j) over the class pairs of
+        the group (see :func:`pairwise_auc`). Pairs are over the label values with
+        samples in the group, so a fold that lacks a class still has an M. For two
+        classes it is the binary AUC of the positive class (both directions are
+        equal when the two classes' scores are complementary). Invariant under any
+        strictly increasing transformation of the scores (Hand & Till 2001, §4).
+    ``sauc``
+        Multiclass scored AUC: the same pairwise average applied to Wu & Flach's
+        (2005, Definition 1) sAUC. For the pair (i, j), sAUC(i|j) is the mean over
+        (label-i row x, label-j row y) of the class-i scores of (x − y)·[x > y];
+        sAUC(i, j) averages the directions the log holds and ``sauc`` averages the
+        pairs. With two classes and one direction it is the binary sAUC.
+    ``auc_ovr_macro``, ``auc_ovr_weighted``
+        One-vs-rest AUCs — class i's scores, label-i rows against all other rows —
+        averaged with equal weights or weighted by the number of label-i samples;
+        scikit-learn's ``roc_auc_score(multi_class="ovr", average="macro" |
+        "weighted")``. These are *not* M: they depend on the class mix of the "rest".
+    ``n_classes``
+        The number of label values with samples in the group (the classes M uses).
+
+    Parameters
+    ----------
+    log
+        ``DataFrame`` or ``LazyFrame`` in the long format (one row per model, fold,
+        sample and class); scores need not be probabilities. A log without a class
+        column is binary.
+    by
+        Grouping columns; default ``(model, fold)``, with ``dataset`` first when
+        the log has one.
+    model, fold, class_, score, label, dataset
+        The log's column names.
+
+    Returns
+    -------
+    pl.LazyFrame
+        One row per group with usable rows. ``auc``/``sauc`` are null for a group
+        with fewer than two classes; a NaN score makes them NaN.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> import polaroc as pr
+    >>> log = pl.DataFrame({
+    ...     "model": "m", "fold": 0,
+    ...     "sample": [0, 0, 0, 1, 1, 1, 2, 2, 2, 3, 3, 3],
+    ...     "class": ["a", "b", "c"] * 4,
+    ...     "label": ["a"] * 3 + ["b"] * 3 + ["c"] * 3 + ["c"] * 3,
+    ...     "score": [0.7, 0.2, 0.1, 0.3, 0.4, 0.3, 0.2, 0.5, 0.3, 0.1, 0.1, 0.8],
+    ... })
+    >>> pr.multiclass_auc(log).drop("model", "fold").collect()
+    shape: (1, 5)
+    ┌───────────┬───────┬──────────┬───────────────┬──────────────────┐
+    │ n_classes ┆ auc   ┆ sauc     ┆ auc_ovr_macro ┆ auc_ovr_weighted │
+    │ ---       ┆ ---   ┆ ---      ┆ ---           ┆ ---              │
+    │ i64       ┆ f64   ┆ f64      ┆ f64           ┆ f64              │
+    ╞═══════════╪═══════╪══════════╪═══════════════╪══════════════════╡
+    │ 3         ┆ 0.875 ┆ 0.333333 ┆ 0.847222      ┆ 0.854167         │
+    └───────────┴───────┴──────────┴───────────────┴──────────────────┘
+
+    M = (1 + 1 + 0.625)/3, the mean of the pairwise table's ``a``
+    (:func:`pairwise_auc`).
+    """
+    columns = _columns(model=model, fold=fold, class_=class_, score=score, label=label)
+    parsed, frame = read_classes(log, by=by, columns=columns.with_names(dataset=dataset))
+    by_ = parsed.by
+    table = m_table(blocks(frame, by_).cache(), by_)
+    return table.select(*by_, "n_classes", "auc", "sauc", "auc_ovr_macro", "auc_ovr_weighted")
+
+
+# ------------------------------------------------------ proportion correct
+
+
+def row_flags(names: dict[str, str], has_class: bool, threshold: float) -> list[pl.Expr]:
+    """Per-row flags that :data:`FLAG_COUNTS` aggregates per (group, class) block.
+
+    ``n_null_score``, ``n_null_label`` (label or class null), ``_rows`` (usable),
+    ``_correct`` (usable, and ``score >= threshold`` agrees with ``label == class``)
+    and ``_nan`` (usable with a NaN score). Computed as columns before the group-by:
+    Polars aggregates plain columns much faster than expressions.
+    """
+    score, label = pl.col(SCORE), pl.col(LABEL)
+    null_label = pl.col(names["label"]).is_null()
+    if has_class:
+        null_label = null_label | pl.col(names["class_"]).is_null()
+    agrees = (score >= threshold) == (label == pl.col(CLASS))
+    return [
+        pl.col(names["score"]).is_null().alias("n_null_score"),
+        null_label.alias("n_null_label"),
+        USABLE.alias("_rows"),
+        (USABLE & agrees).alias("_correct"),
+        (USABLE & score.is_nan()).alias("_nan"),
+    ]
+
+
+FLAG_COUNTS = [
+    pl.col("n_null_score", "n_null_label", "_rows", "_correct").sum(),
+    pl.col("_nan").any(),
+]
+
+
+def threshold_c1(counts: pl.LazyFrame, by: list[str]) -> pl.LazyFrame:
+    """Per group, from :data:`FLAG_COUNTS` per block: ``n``, ``c1`` and the null counts.
+
+    Without a ``sample`` column each row is a sample: ``n`` is the largest class
+    block's usable rows, and ``c1`` is defined where the group holds one class value
+    (a binary log), every row then being a sample judged at the threshold.
+    """
+    rows = pl.col("_rows").cast(pl.Int64)
+    one_class = pl.col(CLASS).is_not_null().sum() == 1
+    c1 = (
+        pl.when(pl.col("_nan").any())
+        .then(NAN)
+        .when(one_class & (rows.sum() > 0))
+        .then(pl.col("_correct").sum() / rows.sum())
+    )
+    return counts.group_by(by).agg(
+        rows.max().alias("n"),
+        c1.alias("c1"),
+        pl.col("n_null_score", "n_null_label").sum().cast(pl.Int64),
+    )
+
+
+def c1_table(frame: pl.LazyFrame, by: list[str], sample: str, threshold: float) -> pl.LazyFrame:
+    """Per group: ``n`` samples and ``c1``, the proportion of samples classified correctly.
+
+    ``frame`` holds the usable rows. A sample is assigned the class of its highest
+    score (Hand & Till's C₁); when k classes share the top score the sample counts
+    1/k correct (the expected value of breaking the tie at random), and a sample
+    whose own class is not scored counts as wrong. A sample with a single score row
+    (a binary log holding only the positive class's rows) is assigned that row's
+    class iff ``score >= threshold``.
+    """
+    score, pos = pl.col(SCORE), pl.col(LABEL) == pl.col(CLASS)
+    keys = [*by, sample]
+    per_row = frame.with_columns(
+        pl.when(pos).then(score).alias("_own"),
+        pl.when(~pos).then(score).alias("_other"),
+        ((score >= threshold) == pos).cast(pl.Float64).alias("_single"),
+        score.is_nan().alias("_nan"),
+    )
+    per_sample = (
+        per_row.group_by(keys)
+        .agg(
+            pl.col("_own", "_other").max(),
+            pl.len().alias("_rows"),
+            pl.col("_single").first(),
+            pl.col("_nan").any(),
+        )
+        .cache()
+    )
+    own, other = pl.col("_own"), pl.col("_other")
+    # rare: the own class ties the best other class; count the classes tied with it
+    tied = per_sample.filter(own == other).select(*keys, own)
+    ties = (
+        frame.join(tied, on=keys, nulls_equal=True)
+        .filter(~pos & (score == own))
+        .group_by(keys)
+        .agg(pl.len().alias("_k"))
+    )
+    correct = (
+        pl.when(pl.col("_rows") == 1)
+        .then(pl.col("_single"))
+        .when(own.is_null())
+        .then(0.0)
+        .when(other.is_null() | (own > other))
+        .then(1.0)
+        .when(own == other)
+        .then(1.0 / (1 + pl.col("_k")))
+        .otherwise(0.0)
+    )
+    c1 = pl.when(pl.col("_nan").any()).then(NAN).otherwise(correct.mean())
+    return (
+        per_sample.join(ties, on=keys, how="left", nulls_equal=True)
+        .group_by(by)
+        .agg(pl.len().cast(pl.Int64).alias("n"), c1.alias("c1"))
+    )
+
+
+def c2_table(frame: pl.LazyFrame, by: list[str], sample: str) -> pl.LazyFrame:
+    """Per group: ``c2``, Hand & Till's pairwise proportion correct.
+
+    For the pair (i, j), a label-i sample is correct when its class-i score beats
+    its class-j score (ties ½), and a label-j sample when its class-j score beats
+    its class-i score: the "pairwise confusion matrix" of Hand & Till (2001, §3–4).
+    ``c2`` is the mean over the pairs of label values with samples in the group of
+    the proportion correct among the pair's compared samples. (Their eq. 11 gives
+    its value for the normal model of §4; here it is normalised by the number of
+    pairs so that it lies in [0, 1].) Null where no sample has scores for both
+    classes of any pair.
+    """
+    score, pos, own = pl.col(SCORE), pl.col(LABEL) == pl.col(CLASS), pl.col("_own")
+    # each row next to its sample's own-class score
+    with_own = frame.with_columns(pl.when(pos).then(score).alias("_own")).with_columns(
+        own.max().over([*by, sample])
+    )
+    compared = with_own.filter(~pos & own.is_not_null()).with_columns(
+        ((own > score).cast(pl.Float64) + 0.5 * (own == score).cast(pl.Float64)).alias("_wins"),
+        (score.is_nan() | own.is_nan()).alias("_nan"),
+    )
+    wins = compared.group_by([*by, LABEL, CLASS]).agg(
+        pl.col("_wins").sum(), pl.len().alias("_m"), pl.col("_nan").any()
+    )
+    # a pair needs samples of both labels: keep comparisons against classes that are labels
+    labels = frame.select(*by, pl.col(LABEL).alias(CLASS)).unique()
+    lo, hi = _ordered_pair()
+    per_pair = (
+        wins.join(labels, on=[*by, CLASS], how="semi", nulls_equal=True)
+        .group_by([*by, lo, hi])
+        .agg(
+            pl.when(pl.col("_nan").any())
+            .then(NAN)
+            .otherwise(pl.col("_wins").sum() / pl.col("_m").sum())
+            .alias("_c2")
+        )
+    )
+    return per_pair.group_by(by).agg(pl.col("_c2").mean().alias("c2"))
+
+
+def proportion_correct(
+    log: FrameLike,
+    *,
+    by: str | Iterable[str] | None = None,
+    threshold: float = 0.5,
+    model: str = "model",
+    fold: str = "fold",
+    class_: str = "class",
+    score: str = "score",
+    label: str = "label",
+    sample: str = "sample",
+    dataset: str = "dataset",
+) -> pl.LazyFrame:
+    """Hand & Till's two proportion-correct measures, C₁ and C₂, per group.
+
+    ``c1``
+        The proportion of samples whose highest-scoring class is their label
+        (Hand & Till 2001, §4; ``1 − error`` of :func:`polaroc.evaluate`). Tied top
+        scores count 1/k; a sample with one score row (binary logs) is assigned its
+        row's class iff ``score >= threshold``.
+    ``c2``
+        The pairwise proportion correct: for each pair of classes, the share of the
+        pair's samples whose own-class score beats the other class's score (ties
+        ½), averaged over the pairs (Hand & Till 2001, §3–4, "pairwise confusion
+        matrix"). Needs each sample's scores for both classes of a pair; null for
+        logs with one score row per sample.
+    ``n``
+        Samples in the group.
+
+    Both compare scores *across classes* for the same sample, so, unlike M, they
+    assume the classes' scores are on a common scale (e.g. probabilities), and they
+    depend on the class priors. The ``sample`` column ties a sample's rows together
+    and is required for a log with a class column.
+
+    Parameters
+    ----------
+    log
+        ``DataFrame`` or ``LazyFrame`` in the long format.
+    by
+        Grouping columns; default ``(model, fold)``, with ``dataset`` first when
+        the log has one.
+    threshold
+        A number, used only for samples with a single score row: predicted to be
+        that row's class iff ``score >= threshold``.
+    model, fold, class_, score, label, sample, dataset
+        The log's column names.
+
+    Returns
+    -------
+    pl.LazyFrame
+        by…, ``n``, ``c1``, ``c2``. A NaN score makes the group's values NaN.
+
+    Raises
+    ------
+    ValueError
+        The log has a class column but no sample column.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> import polaroc as pr
+    >>> log = pl.DataFrame({
+    ...     "model": "m", "fold": 0,
+    ...     "sample": [0, 0, 0, 1, 1, 1, 2, 2, 2, 3, 3, 3],
+    ...     "class": ["a", "b", "c"] * 4,
+    ...     "label": ["a"] * 3 + ["b"] * 3 + ["c"] * 3 + ["c"] * 3,
+    ...     "score": [0.7, 0.2, 0.1, 0.3, 0.4, 0.3, 0.2, 0.5, 0.3, 0.1, 0.1, 0.8],
+    ... })
+    >>> pr.proportion_correct(log).collect()
+    shape: (1, 5)
+    ┌───────┬──────┬─────┬──────┬──────────┐
+    │ model ┆ fold ┆ n   ┆ c1   ┆ c2       │
+    │ ---   ┆ ---  ┆ --- ┆ ---  ┆ ---      │
+    │ str   ┆ i32  ┆ i64 ┆ f64  ┆ f64      │
+    ╞═══════╪══════╪═════╪══════╪══════════╡
+    │ m     ┆ 0    ┆ 4   ┆ 0.75 ┆ 0.888889 │
+    └───────┴──────┴─────┴──────┴──────────┘
+    """
+    columns = _columns(model=model, fold=fold, class_=class_, score=score, label=label)
+    columns = columns.with_names(sample=sample, dataset=dataset)
+    parsed, frame = read_classes(log, by=by, columns=columns)
+    if not parsed.has_class:
+        names = {"score": score, "label": label, "class_": class_}
+        flagged = frame.with_columns(row_flags(names, False, threshold))
+        counts = flagged.group_by([*parsed.by, CLASS]).agg(FLAG_COUNTS)
+        table = threshold_c1(counts, parsed.by).select(*parsed.by, "n", "c1")
+        return table.with_columns(pl.lit(None, pl.Float64).alias("c2"))
+    if not parsed.has(sample):
+        msg = (
+            f"proportion_correct needs the {sample!r} column to tie a sample's class rows "
+            f"together, and the log has none (it has: {', '.join(parsed.schema.names())}); "
+            "pass sample=<column> or add a sample id."
+        )
+        raise ValueError(msg)
+    by_ = parsed.by
+    frame = frame.filter(USABLE).cache()
+    return c1_table(frame, by_, sample, threshold).join(
+        c2_table(frame, by_, sample), on=by_, how="left", nulls_equal=True
+    )
