@@ -22,6 +22,7 @@ from polaroc.binary import (
 from polaroc.curves import partial_auc, roc_curve, roc_points, trapezoid_auc
 from polaroc.delong import delong_test
 from polaroc.evaluation import evaluate
+from polaroc.experiment import cross_validate_log
 from polaroc.folds import average_roc, pooled_roc, pooling_table, stratified_folds
 from polaroc.io import demo_log_path, scan_logs
 from polaroc.multiclass import multiclass_auc, pairwise_auc, proportion_correct
@@ -44,6 +45,7 @@ __all__ = [
     "bootstrap",
     "confusion",
     "cost",
+    "cross_validate_log",
     "delong_test",
     "demo_log_path",
     "duncan",

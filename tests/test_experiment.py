@@ -1,0 +1,191 @@
+"""cross_validate_log: the logged scores are scikit-learn's out-of-fold scores, row for row."""
+
+from __future__ import annotations
+
+import numpy as np
+import polars as pl
+import pytest
+from sklearn.datasets import load_breast_cancer, load_iris
+from sklearn.linear_model import LogisticRegression
+from sklearn.metrics import roc_auc_score
+from sklearn.model_selection import PredefinedSplit, StratifiedKFold, cross_val_predict
+from sklearn.naive_bayes import GaussianNB
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import StandardScaler
+from sklearn.svm import LinearSVC
+
+import polaroc as pr
+
+
+@pytest.fixture(scope="module")
+def iris():
+    return load_iris()
+
+
+@pytest.fixture(scope="module")
+def cancer():
+    data = load_breast_cancer()
+    rows = np.random.default_rng(7).choice(len(data.target), 200, replace=False)
+    return data.data[rows], data.target[rows]
+
+
+def models():
+    return {
+        "logistic": make_pipeline(StandardScaler(), LogisticRegression(max_iter=500)),
+        "nb": GaussianNB(),
+    }
+
+
+def wide(log: pl.DataFrame, model: str) -> np.ndarray:
+    """One model's scores as the (n_samples, n_classes) matrix scikit-learn returns."""
+    one = log.filter(pl.col("model") == model).sort("sample", "class")
+    n_classes = one["class"].n_unique()
+    return one["score"].to_numpy().reshape(-1, n_classes)
+
+
+def test_scores_equal_cross_val_predict(iris):
+    splitter = StratifiedKFold(4, shuffle=True, random_state=11)
+    log = pr.cross_validate_log(models(), iris.data, iris.target, cv=splitter)
+    assert log.columns == ["model", "fold", "sample", "class", "score", "label"]
+    assert log.height == 2 * 150 * 3
+    for name, estimator in models().items():
+        expected = cross_val_predict(
+            estimator, iris.data, iris.target, cv=splitter, method="predict_proba"
+        )
+        np.testing.assert_allclose(wide(log, name), expected, rtol=1e-12, atol=1e-12)
+    # fold ids and labels are the splitter's test parts and the true labels
+    for fold, (_, test) in enumerate(splitter.split(iris.data, iris.target)):
+        rows = log.filter(pl.col("fold") == fold, pl.col("model") == "nb")
+        assert sorted(rows["sample"].unique().to_list()) == sorted(test.tolist())
+    labels = log.select("sample", "label").unique().sort("sample")
+    np.testing.assert_array_equal(labels["label"].to_numpy(), iris.target)
+
+
+def test_int_cv_is_seeded_stratified_kfold(iris):
+    by_int = pr.cross_validate_log(models(), iris.data, iris.target, cv=5, seed=3)
+    splitter = StratifiedKFold(5, shuffle=True, random_state=3)
+    by_splitter = pr.cross_validate_log(models(), iris.data, iris.target, cv=splitter)
+    assert by_int.equals(by_splitter)
+    other_seed = pr.cross_validate_log(models(), iris.data, iris.target, cv=5, seed=4)
+    folds = lambda log: log.select("sample", "fold").unique().sort("sample")["fold"]
+    assert not folds(by_int).equals(folds(other_seed))
+
+
+def test_folds_from_stratified_folds_via_predefined_split(iris):
+    assigned = pl.DataFrame({"label": iris.target}).select(pr.stratified_folds("label", k=5))
+    folds = assigned["fold"].to_numpy()
+    log = pr.cross_validate_log(
+        {"nb": GaussianNB()}, iris.data, iris.target, cv=PredefinedSplit(folds)
+    )
+    got = log.select("sample", "fold").unique().sort("sample")
+    np.testing.assert_array_equal(got["fold"].to_numpy(), folds)
+
+
+def test_binary_decision_function_logs_the_positive_class_only(cancer):
+    x, y = cancer
+    svm = {"svm": make_pipeline(StandardScaler(), LinearSVC())}
+    splitter = StratifiedKFold(3, shuffle=True, random_state=0)
+    log = pr.cross_validate_log(svm, x, y, cv=splitter, method="decision_function")
+    assert log.height == len(y)
+    assert log["class"].unique().to_list() == [1]
+    expected = cross_val_predict(svm["svm"], x, y, cv=splitter, method="decision_function")
+    np.testing.assert_allclose(log.sort("sample")["score"].to_numpy(), expected, rtol=1e-12)
+
+
+def test_log_aucs_equal_roc_auc_score_per_fold(cancer, tmp_path):
+    # the log holds both classes' rows, so the contract's AUC is [A(0|1) + A(1|0)]/2:
+    # the two directions differ where probabilities saturate to 0 or 1 in floating point
+    x, y = cancer
+    log = pr.cross_validate_log(models(), x, y, cv=4, seed=2)
+    log.write_parquet(tmp_path / "log.parquet")
+    table = pr.evaluate(pr.scan_logs(tmp_path / "log.parquet")).collect()
+    assert table.height == 8
+    for row in table.iter_rows(named=True):
+        part = log.filter(pl.col("model") == row["model"], pl.col("fold") == row["fold"])
+        directions = [
+            roc_auc_score((one["label"] == cls).to_numpy(), one["score"].to_numpy())
+            for cls in (0, 1)
+            for one in [part.filter(pl.col("class") == cls)]
+        ]
+        assert row["auc"] == pytest.approx(np.mean(directions), abs=1e-12)
+
+
+def test_pairs_dataset_and_class_names(iris):
+    rng = np.random.default_rng(0)
+    pairs = []
+    for _ in range(3):
+        order = rng.permutation(150)
+        pairs.append((order[:100], order[100:]))
+    log = pr.cross_validate_log(
+        {"nb": GaussianNB()},
+        iris.data,
+        iris.target,
+        cv=pairs,
+        class_names=iris.target_names,
+        dataset="iris",
+    )
+    assert log.columns[0] == "dataset"
+    assert log["dataset"].unique().to_list() == ["iris"]
+    assert log["fold"].unique().sort().to_list() == [0, 1, 2]
+    assert log.schema["class"] == pl.Enum(list(iris.target_names))
+    assert log.schema["label"] == pl.Enum(list(iris.target_names))
+    named = log.filter(pl.col("fold") == 1).select("sample", "label").unique().sort("sample")
+    expected = iris.target_names[iris.target[np.sort(pairs[1][1])]]
+    assert named["label"].cast(pl.String).to_list() == expected.tolist()
+
+
+class OneColumn:
+    """A three-class 'estimator' whose score has one column: not a loggable score."""
+
+    classes_ = np.array([0, 1, 2])
+
+    def get_params(self, deep=True):
+        return {}
+
+    def set_params(self, **params):
+        return self
+
+    def fit(self, x, y):
+        return self
+
+    def predict_proba(self, x):
+        return np.zeros(len(x))
+
+
+@pytest.mark.parametrize(
+    ("call", "error", "match"),
+    [
+        (lambda x, y: pr.cross_validate_log({}, x, y), ValueError, "is empty"),
+        (lambda x, y: pr.cross_validate_log({1: GaussianNB()}, x, y), TypeError, "strings"),
+        (
+            lambda x, y: pr.cross_validate_log({"nb": GaussianNB()}, x, y[:-1]),
+            ValueError,
+            "150 rows",
+        ),
+        (
+            lambda x, y: pr.cross_validate_log({"svm": LinearSVC()}, x, y),
+            TypeError,
+            "has no predict_proba",
+        ),
+        (
+            lambda x, y: pr.cross_validate_log({"nb": GaussianNB()}, x, y, class_names=["a", "b"]),
+            ValueError,
+            "integers 0 … 1",
+        ),
+        (
+            lambda x, y: pr.cross_validate_log(
+                {"nb": GaussianNB()}, x, y, cv=[(np.arange(150), np.array([], dtype=int))]
+            ),
+            ValueError,
+            "no test rows",
+        ),
+        (
+            lambda x, y: pr.cross_validate_log({"one": OneColumn()}, x, y, cv=3),
+            ValueError,
+            "one score",
+        ),
+    ],
+)
+def test_bad_input_says_what_to_fix(iris, call, error, match):
+    with pytest.raises(error, match=match):
+        call(iris.data, iris.target)
