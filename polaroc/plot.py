@@ -22,9 +22,6 @@ __all__ = ["auc_distributions", "duncan_groups", "pairwise_heatmap", "roc_folds"
 
 def _pyplot():
     try:
-        import matplotlib
-
-        matplotlib.use("Agg", force=False)
         import matplotlib.pyplot as plt
     except ImportError as exc:  # pragma: no cover - exercised without the extra
         msg = "plotting needs matplotlib: pip install 'polaroc[plot]'"
@@ -203,18 +200,19 @@ def duncan_groups(duncan: FrameLike, *, model: str = "model") -> Figure:
     df = _frame(duncan).sort("rank")
     names = [str(n) for n in df[model]]
     means = df["mean"].to_numpy()
-    letters = sorted({ch for g in df["groups"] for ch in g})
+    groups = [g or "" for g in df["groups"]]
+    letters = list(dict.fromkeys(ch for g in groups for ch in g))  # a, b, ... by rank
     fig, ax = plt.subplots(figsize=(max(4.0, 0.9 * len(names) + 1.5), 4.0))
     x = range(len(names))
     ax.plot(x, means, "o", color="black")
     span = float(means.max() - means.min()) or 1.0
     base = float(means.min()) - 0.08 * span
     for k, letter in enumerate(letters):
-        members = [i for i, g in enumerate(df["groups"]) if letter in g]
+        members = [i for i, g in enumerate(groups) if letter in g]
         y = base - k * 0.07 * span
         ax.plot([min(members) - 0.2, max(members) + 0.2], [y, y], lw=4, solid_capstyle="round")
         ax.text(max(members) + 0.3, y, letter, va="center", fontsize="small")
-    for i, (m, g) in enumerate(zip(means, df["groups"], strict=True)):
+    for i, (m, g) in enumerate(zip(means, groups, strict=True)):
         ax.annotate(g, (i, m), textcoords="offset points", xytext=(0, 7), ha="center")
     ax.set_xticks(list(x), names, rotation=30)
     ax.set_ylabel("mean")
