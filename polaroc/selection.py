@@ -10,7 +10,7 @@ t test over the rounds.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any
+from typing import Any, Literal
 
 import polars as pl
 
@@ -25,18 +25,27 @@ __all__ = ["select_models"]
 RULES = {"auc": auc, "sauc": sauc}
 
 
-def _choice(rule: str, model: str) -> dict[str, pl.Expr]:
-    """The model with the highest validation value of ``rule`` (ties: smallest id)."""
+def _choice(rule: str, model: str, ties: str) -> dict[str, pl.Expr]:
+    """The models with the highest validation value of ``rule`` and what they score on test.
+
+    Every model reaching the best value is tied; ``ties="mean"`` reports the mean of
+    their test AUCs (the expected result of breaking the tie at random),
+    ``ties="first"`` the test AUC of the smallest model id. ``model`` is the smallest
+    tied id either way.
+    """
     value = pl.col(rule)
-    known = value.is_not_null()
-    candidates = pl.col(model).filter(known)
-    best = candidates.sort_by(value.filter(known), candidates, descending=[True, False])
+    best = value.is_not_null() & (value == value.max())
+    tied = pl.col(model).filter(best)
+    test = pl.col("test_auc").filter(best)
+    chosen = test.mean() if ties == "mean" else test.sort_by(tied).first()
     has_nan = value.is_nan().any()  # an unknown value: no choice can be trusted
+    nan = pl.lit(float("nan"))
     return {
         "rule": pl.lit(rule),
-        model: pl.when(~has_nan).then(best.first()),
-        "validation_value": pl.when(has_nan).then(float("nan")).otherwise(value.max()),
-        "_pr_nan": has_nan,
+        model: pl.when(~has_nan).then(tied.sort().first()),
+        "n_tied": pl.when(~has_nan).then(best.sum().cast(pl.Int64)),
+        "validation_value": pl.when(has_nan).then(nan).otherwise(value.max()),
+        "test_auc": pl.when(has_nan).then(nan).otherwise(chosen),
     }
 
 
@@ -48,6 +57,7 @@ def select_models(
     validation: Any = "validation",
     test: Any = "test",
     positive_class: Any = None,
+    ties: Literal["mean", "first"] = "mean",
     model: str = "model",
     fold: str = "fold",
     class_: str = "class",
@@ -81,6 +91,12 @@ def select_models(
     positive_class
         For a log with a ``class`` column: the class whose score rows are used.
         ``None`` requires a single class.
+    ties
+        Several models often share the best validation AUC on small validation parts
+        (Wu & Flach's setting), and breaking such ties by name would favour one model.
+        ``"mean"`` (default) reports the mean test AUC of the tied models — the
+        expected result of choosing among them at random; ``"first"`` takes the
+        smallest model id.
     model, fold, class_, score, label, dataset
         Column names of the log.
 
@@ -88,8 +104,9 @@ def select_models(
     -------
     pl.LazyFrame
         Two rows per (by…, fold), sorted: by…, ``fold``, ``rule`` ("auc" or "sauc"),
-        ``model`` (the chosen one; ties go to the smallest model id),
-        ``validation_value`` (its validation AUC or sAUC), ``test_auc``.
+        ``model`` (the chosen one; the smallest id among tied models), ``n_tied``
+        (models sharing the best validation value), ``validation_value`` (that best
+        AUC or sAUC), ``test_auc`` (see ``ties``).
 
         * Models whose validation value is null (no positives or negatives) are not
           candidates; if none is left, ``model`` and ``test_auc`` are null.
@@ -121,17 +138,20 @@ def select_models(
     ... })
     >>> chosen = pr.select_models(log)
     >>> chosen.collect()
-    shape: (4, 5)
-    ┌──────┬──────┬───────┬──────────────────┬──────────┐
-    │ fold ┆ rule ┆ model ┆ validation_value ┆ test_auc │
-    │ ---  ┆ ---  ┆ ---   ┆ ---              ┆ ---      │
-    │ i64  ┆ str  ┆ str   ┆ f64              ┆ f64      │
-    ╞══════╪══════╪═══════╪══════════════════╪══════════╡
-    │ 0    ┆ auc  ┆ a     ┆ 0.75             ┆ 0.75     │
-    │ 0    ┆ sauc ┆ a     ┆ 0.3875           ┆ 0.75     │
-    │ 1    ┆ auc  ┆ a     ┆ 1.0              ┆ 0.5      │
-    │ 1    ┆ sauc ┆ b     ┆ 0.48875          ┆ 0.75     │
-    └──────┴──────┴───────┴──────────────────┴──────────┘
+    shape: (4, 6)
+    ┌──────┬──────┬───────┬────────┬──────────────────┬──────────┐
+    │ fold ┆ rule ┆ model ┆ n_tied ┆ validation_value ┆ test_auc │
+    │ ---  ┆ ---  ┆ ---   ┆ ---    ┆ ---              ┆ ---      │
+    │ i64  ┆ str  ┆ str   ┆ i64    ┆ f64              ┆ f64      │
+    ╞══════╪══════╪═══════╪════════╪══════════════════╪══════════╡
+    │ 0    ┆ auc  ┆ a     ┆ 2      ┆ 0.75             ┆ 0.875    │
+    │ 0    ┆ sauc ┆ a     ┆ 1      ┆ 0.3875           ┆ 0.75     │
+    │ 1    ┆ auc  ┆ a     ┆ 1      ┆ 1.0              ┆ 0.5      │
+    │ 1    ┆ sauc ┆ b     ┆ 1      ┆ 0.48875          ┆ 0.75     │
+    └──────┴──────┴───────┴────────┴──────────────────┴──────────┘
+
+    In fold 0, models ``a`` and ``b`` tie on validation AUC; the AUC rule's test
+    AUC is the mean of theirs.
     """
     columns = LogColumns().with_names(
         model=model, fold=fold, class_=class_, score=score, label=label, dataset=dataset
@@ -164,15 +184,12 @@ def select_models(
     tail = f". Every {model} needs rows of both parts ({split} values) in every {fold}."
     values = guarded(log, values, problems(found), head, tail).cache()
 
-    on_validation = values.filter(pl.col(split) == validation)
+    if ties not in ("mean", "first"):
+        msg = f"ties must be 'mean' or 'first', got {ties!r}"
+        raise ValueError(msg)
     on_test = values.filter(pl.col(split) == test).select(*unit, model, test_auc="auc")
-    chosen = pl.concat([on_validation.group_by(unit).agg(**_choice(rule, model)) for rule in RULES])
-    out = chosen.join(on_test, on=[*unit, model], how="left", nulls_equal=False)
-    nan = pl.lit(float("nan"))
-    return out.select(
-        *unit,
-        "rule",
-        model,
-        "validation_value",
-        test_auc=pl.when(pl.col("_pr_nan")).then(nan).otherwise(pl.col("test_auc")),
-    ).sort([*unit, "rule"])
+    candidates = values.filter(pl.col(split) == validation).join(
+        on_test, on=[*unit, model], how="left", nulls_equal=False
+    )
+    chosen = [candidates.group_by(unit).agg(**_choice(rule, model, ties)) for rule in RULES]
+    return pl.concat(chosen).sort([*unit, "rule"])

@@ -17,7 +17,7 @@ from tests.tables import sklearn_selection_log
 
 
 def oracle(log: pl.DataFrame) -> dict[tuple[int, str], tuple[str, float, float]]:
-    """(fold, rule) → (chosen model, its validation value, its test AUC), by loops."""
+    """(fold, rule) → (first tied model, best validation value, mean test AUC of the tied), by loops."""
     out = {}
     for (fold,), part in log.partition_by("fold", as_dict=True).items():
         scores = {}
@@ -27,12 +27,13 @@ def oracle(log: pl.DataFrame) -> dict[tuple[int, str], tuple[str, float, float]]
             y, s = rows["label"].to_numpy(), rows["score"].to_numpy()
             scores[model] = {"auc": roc_auc_score(y, s), "sauc": pair_sauc_parts(s, y)["sauc"]}
         for rule in ("auc", "sauc"):
-            best = min(scores, key=lambda m: (-scores[m][rule], m))
-            test = part.filter(split="test", model=best)
+            top = max(round(v[rule], 12) for v in scores.values())
+            tied = sorted(m for m in scores if round(scores[m][rule], 12) == top)
+            tests = [part.filter(split="test", model=m) for m in tied]
             out[fold, rule] = (
-                best,
-                scores[best][rule],
-                roc_auc_score(test["label"], test["score"]),
+                tied[0],
+                scores[tied[0]][rule],
+                np.mean([roc_auc_score(t["label"], t["score"]) for t in tests]),
             )
     return out
 
@@ -47,7 +48,7 @@ def as_dict(out: pl.DataFrame) -> dict:
 def test_protocol_matches_a_direct_implementation(run):
     log = sklearn_selection_log()
     out = run(log, lambda f: pr.select_models(f))
-    assert out.columns == ["fold", "rule", "model", "validation_value", "test_auc"]
+    assert out.columns == ["fold", "rule", "model", "n_tied", "validation_value", "test_auc"]
     assert out.height == 20
     expected = oracle(log)
     for key, (model, value, test_auc) in as_dict(out).items():
@@ -97,8 +98,29 @@ def tiny_log() -> pl.DataFrame:
 
 
 def test_ties_go_to_the_smallest_model_id(run):
-    out = run(tiny_log(), lambda f: pr.select_models(f))
+    out = run(tiny_log(), lambda f: pr.select_models(f, ties="first"))
     assert out["model"].to_list() == ["a", "a"]
+    assert out["n_tied"].to_list() == [2, 2]
+
+
+def test_tied_models_report_their_mean_test_auc(run):
+    # a and b tie on validation (same scores) but differ on test.
+    log = tiny_log().with_columns(
+        score=pl.when((pl.col("model") == "b") & (pl.col("split") == "test"))
+        .then(1 - pl.col("score"))
+        .otherwise("score")
+    )
+    out = run(log, lambda f: pr.select_models(f))
+    test = log.filter(pl.col("split") == "test")
+    per_model = {
+        m: roc_auc_score(part["label"], part["score"])
+        for (m,), part in test.partition_by("model", as_dict=True).items()
+    }
+    assert out["n_tied"].to_list() == [2, 2]
+    for value in out["test_auc"]:
+        assert value == pytest.approx((per_model["a"] + per_model["b"]) / 2)
+    first = run(log, lambda f: pr.select_models(f, ties="first"))
+    assert first["test_auc"].to_list() == pytest.approx([per_model["a"]] * 2)
 
 
 def test_degenerate_and_nan_validation_parts(run):
