@@ -232,7 +232,12 @@ def run_report(log: pl.LazyFrame, args: argparse.Namespace, progress: Progress) 
     out = Path(args.out)
     written = write_report(tables, out)
     if not args.no_plots:
-        written += _figures(rep, tables, out, args.metric)
+        try:
+            import matplotlib  # noqa: F401
+        except ImportError:
+            progress.say("matplotlib is not installed: no figures (pip install 'polaroc[plot]')")
+        else:
+            written += _figures(rep, tables, out, args.metric)
     progress.say(
         f"wrote {len(written)} files to {out}/ in {time.perf_counter() - progress.start:.1f} s"
     )

@@ -157,7 +157,7 @@ def _cell(value: object) -> str:
     if isinstance(value, float):
         if value != value or value in (float("inf"), float("-inf")):
             return str(value)
-        return f"{value:.4f}" if value == 0 or 1e-3 <= abs(value) < 1e5 else f"{value:.3g}"
+        return f"{value:.4f}" if value == 0 or 1e-4 <= abs(value) < 1e6 else f"{value:.3g}"
     if isinstance(value, list):
         return ", ".join(_cell(v) for v in value)
     if isinstance(value, dict):
