@@ -23,6 +23,24 @@ def test_readme_opens_with_two_commands():
     assert len(readme_commands()) == 2
 
 
+def test_readme_python_examples_run():
+    text = (ROOT / "README.md").read_text()
+    blocks = re.findall(r"```python\n(.*?)```", text, re.S)
+    assert blocks, "the README shows a Python example"
+    for block in blocks:
+        exec(compile(block, "README.md", "exec"), {})
+
+
+def test_readme_report_excerpt_matches_the_demo(tmp_path):
+    from polaroc.cli import main
+
+    assert main(["demo", "-o", str(tmp_path), "--no-plots", "-q"]) == 0
+    excerpt = re.search(r"```text\n(.*?)```", (ROOT / "README.md").read_text(), re.S).group(1)
+    for name in ("summary", "anova", "duncan"):
+        table = (tmp_path / f"{name}.md").read_text().split("\n\n", 1)[1].strip()
+        assert table in excerpt, f"README's {name} table is out of date"
+
+
 def test_ci_runs_the_readme_test_command():
     ci = (ROOT / ".ci" / "run").read_text()
     assert readme_commands()[1] in ci
