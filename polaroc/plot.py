@@ -258,6 +258,10 @@ def pairwise_heatmap(pairwise: FrameLike, *, model: str = "model", value: str = 
     index = {c: k for k, c in enumerate(classes)}
     models = sorted(cells[model].unique().to_list(), key=str)
     fig, axes = _grid(len(models), width=3.8, height=3.4)
+    lowest = cells[value].drop_nans().min()
+    # Chance (0.5) at the bottom of the scale unless every pair does better.
+    vmin = max(0.5, math.floor((lowest if lowest is not None else 0.5) * 20) / 20)
+    vmin = min(vmin, 0.95)
     image = None
     for ax, name in zip(axes, models, strict=True):
         grid = [[math.nan] * len(classes) for _ in classes]
@@ -265,7 +269,7 @@ def pairwise_heatmap(pairwise: FrameLike, *, model: str = "model", value: str = 
             cells.filter(pl.col(model) == name).select("class_i", "class_j", value).iter_rows()
         ):
             grid[index[ci]][index[cj]] = grid[index[cj]][index[ci]] = a
-        image = ax.imshow(grid, vmin=0.5, vmax=1.0, cmap="viridis")
+        image = ax.imshow(grid, vmin=vmin, vmax=1.0, cmap="viridis")
         ax.set_xticks(range(len(classes)), [str(c) for c in classes], rotation=90)
         ax.set_yticks(range(len(classes)), [str(c) for c in classes])
         ax.set_title(f"{name}: A(i, j)")
