@@ -21,13 +21,30 @@ with ``list.agg`` and therefore usable in ``select``, ``group_by().agg()`` and
 
 Collapsing ties first also makes heavily tied logs cheap: the reductions run over
 distinct scores, not rows.
+
+The AUC alone (and Hanley & McNeil's SE, a function of it) needs less: the sum of
+the positives' mid-ranks, read from the same sorted pairs by :func:`rank_stats`
+without the collapsing step.
 """
 
 from __future__ import annotations
 
 import polars as pl
 
-__all__ = ["CNEG", "CPOS", "NEG", "POS", "THRESHOLD", "reduce_counts", "threshold_counts"]
+__all__ = [
+    "CNEG",
+    "CPOS",
+    "NEG",
+    "POS",
+    "THRESHOLD",
+    "TIE_SAMPLE",
+    "heavily_tied",
+    "rank_stats",
+    "reduce_counts",
+    "reduce_ranks",
+    "sorted_rows",
+    "threshold_counts",
+]
 
 _E = pl.element()
 _F = pl.field
@@ -39,13 +56,132 @@ CPOS = _E.struct.field("cpos")
 CNEG = _E.struct.field("cneg")
 
 
+def sorted_rows(score: pl.Expr, positive: pl.Expr) -> pl.Expr:
+    """Return, per group, the list of ``{threshold, positive}`` structs in ascending score order.
+
+    The pairs are gathered into one list per group and sorted there by their score
+    (``sort_by`` inside ``list.eval``): measured at 1.1–1.3x the cost of sorting the
+    score column alone, about 15 % less than ``sort_by`` in the aggregation (which
+    evaluates the score expression twice), and every later step reads this order
+    instead of sorting again. Null scores sort first.
+    """
+    rows = pl.struct(threshold=score, positive=positive).implode()
+    return rows.list.eval(_E.sort_by(_E.struct.field("threshold")))
+
+
+# A group's scores count as heavily tied when a sample of them repeats a lot and the
+# group is much bigger than the sample's distinct values (then counting the distinct
+# (score, positive) pairs by hashing is cheaper than sorting every row).
+TIE_SAMPLE = 2048
+
+
+def heavily_tied(scores: pl.Expr) -> pl.Expr:
+    """Inside ``list.eval``: whether a group's scores look heavily tied (cheap, sampled).
+
+    True when the first :data:`TIE_SAMPLE` scores hold at most half as many distinct
+    values as scores and the group has at least 32 rows per such value.
+    """
+    sample = scores.head(TIE_SAMPLE)
+    distinct = sample.n_unique()
+    return (distinct * 2 <= sample.len()) & (distinct * 32 <= scores.len())
+
+
+def _ranks_of_sorted_rows() -> pl.Expr:
+    """Inside ``list.eval`` on rows sorted by score: the fields of :func:`rank_stats`."""
+    x = _E.struct.field("threshold").set_sorted()
+    y = _E.struct.field("positive")
+    scored = x.is_not_null()
+    return pl.struct(
+        rank_sum=x.rank("average").filter(y).sum(),
+        n_pos=(y & scored).sum().cast(pl.Int64),
+        n_neg=(~y & scored).sum().cast(pl.Int64),
+        nan=x.last().is_nan().fill_null(False),
+    )
+
+
+def _ranks_of_sorted_counts() -> pl.Expr:
+    """Inside ``list.eval`` on ``{threshold, positive, count}`` sorted by score: the same.
+
+    A tie run spans the rows ranked ``below + 1 .. upto`` (rows counted by ``count``),
+    so each of its rows has the mid-rank ``(below + 1 + upto) / 2``.
+    """
+    x, y = _E.struct.field("threshold"), _E.struct.field("positive")
+    count = pl.when(x.is_not_null()).then(_E.struct.field("count").cast(pl.Int64)).otherwise(0)
+    upto_row = count.cum_sum()
+    below = pl.when(x.ne_missing(x.shift(1))).then(upto_row - count).forward_fill()
+    upto = pl.when(x.ne_missing(x.shift(-1))).then(upto_row).backward_fill()
+    mid_rank = (below + upto + 1).cast(pl.Float64) / 2.0
+    return pl.struct(
+        rank_sum=(mid_rank * count).filter(y).sum(),
+        n_pos=count.filter(y).sum(),
+        n_neg=count.filter(~y).sum(),
+        nan=x.last().is_nan().fill_null(False),
+    )
+
+
+def rank_stats(score: pl.Expr, positive: pl.Expr) -> pl.Expr:
+    """Return, per group, a one-element list of ``{rank_sum, n_pos, n_neg, nan}``.
+
+    ``rank_sum`` is the sum of the positives' mid-ranks among all scores. Each
+    group's rows are read by one of two exact paths, chosen per group from a sample
+    of its first :data:`TIE_SAMPLE` scores:
+
+    * sort the (score, positive) pairs (:func:`sorted_rows`) and rank them: flagged
+      as sorted, ``rank("average")`` skips its own argsort and only resolves the tie
+      runs, so the AUC costs about one sort;
+    * when the scores are heavily tied (the sample's distinct values are at most
+      half the sample and a 32nd of the group), collapse the ties first: count each
+      distinct (score, positive) pair (a hash aggregation), sort the counts and
+      give each run its mid-rank — cheaper than sorting every row.
+
+    The other path gets an empty slice (free) and the two partial results are added.
+    ``score``/``positive`` may hold nulls: a row with either null gets a null score
+    and counts nowhere. ``nan`` tells whether a usable score is NaN (NaN sorts last).
+    Read the fields with :func:`reduce_ranks`.
+    """
+    usable = pl.when(positive.is_not_null()).then(score)
+    rows = pl.struct(threshold=usable, positive=positive).implode()
+    tied = heavily_tied(_E.struct.field("threshold"))
+    none_if = lambda condition: pl.when(condition).then(0).otherwise(pl.len())  # noqa: E731
+    by_rows = _E.head(none_if(tied))
+    in_order = by_rows.sort_by(by_rows.struct.field("threshold"))
+    sorted_path = rows.list.eval(in_order).list.eval(_ranks_of_sorted_rows())
+    pairs = _E.head(none_if(~tied)).value_counts(name="count")
+    counted = pl.struct(
+        _E.struct.field("pair").struct.field("threshold", "positive"), _E.struct.field("count")
+    )
+    counts_path = (
+        rows.list.eval(pairs.struct.rename_fields(["pair", "count"]))
+        .list.eval(counted)
+        .list.eval(_E.sort_by(_E.struct.field("threshold")))
+        .list.eval(_ranks_of_sorted_counts())
+    )
+    f = _E.struct.field
+    total = pl.struct(
+        rank_sum=f("rank_sum").sum(),
+        n_pos=f("n_pos").sum(),
+        n_neg=f("n_neg").sum(),
+        nan=f("nan").any(),
+    )
+    return sorted_path.list.concat(counts_path).list.eval(total)
+
+
+def reduce_ranks(score: pl.Expr, positive: pl.Expr, reduction: pl.Expr) -> pl.Expr:
+    """Evaluate ``reduction`` (written with ``RANK_SUM``, ``R_POS``, ...) on :func:`rank_stats`.
+
+    The statistics are computed once and the reduction reads them as often as it
+    likes (an aggregation has no common-subexpression elimination).
+    """
+    return rank_stats(score, positive).list.eval(reduction).list.first()
+
+
 def threshold_counts(score: pl.Expr, positive: pl.Expr) -> pl.Expr:
-    """Return, per group, the ascending list of ``{threshold, pos, neg, cpos, cneg}``.
+    """Return, per group, the ascending list of ``{threshold, cpos, cneg, pos, neg}``.
 
     ``score`` must be a non-null ``Float64`` and ``positive`` a non-null ``Boolean``
     (see ``_input.binary_expr``). All counts are ``Int64``.
     """
-    rows = pl.struct(threshold=score, positive=positive).sort_by(score).implode()
+    rows = sorted_rows(score, positive)
     x = _E.struct.field("threshold")
     last_of_tie = x.ne_missing(x.shift(-1))
     collapse = (
@@ -59,9 +195,11 @@ def threshold_counts(score: pl.Expr, positive: pl.Expr) -> pl.Expr:
             pos=_F("cpos") - _F("cpos").shift(1, fill_value=0),
             neg=_F("cneg") - _F("cneg").shift(1, fill_value=0),
         )
-        .struct.field("threshold", "pos", "neg", "cpos", "cneg")
+        # drop, not re-wrap: re-selecting the fields into a new struct would evaluate
+        # the whole chain once per field (no common-subexpression elimination here)
+        .struct.drop(["positive", "cnt"])
     )
-    return rows.list.eval(pl.struct(collapse))
+    return rows.list.eval(collapse)
 
 
 def reduce_counts(score: pl.Expr, positive: pl.Expr, reduction: pl.Expr) -> pl.Expr:
@@ -77,3 +215,9 @@ POS_ABOVE = N_POS - CPOS  # positives scored strictly above the threshold
 # Mann–Whitney U: pairs (positive above negative), ties counting one half.
 U = (POS * (NEG_BELOW + 0.5 * NEG)).sum()
 AUC = U / (N_POS * N_NEG).cast(pl.Float64)
+
+# Fields of ``rank_stats`` (read inside ``reduce_ranks``).
+RANK_SUM = _E.struct.field("rank_sum")
+R_POS = _E.struct.field("n_pos").cast(pl.Float64)
+R_NEG = _E.struct.field("n_neg").cast(pl.Float64)
+R_NAN = _E.struct.field("nan")

@@ -12,12 +12,13 @@ without negatives gives null; all counts are ``Int64``.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Literal
 
 import polars as pl
 
 from polaroc import _counts as c
-from polaroc._input import ColumnLike, binary_expr
+from polaroc._input import NAN, ColumnLike, binary_expr
 
 __all__ = [
     "accuracy",
@@ -34,19 +35,16 @@ __all__ = [
 ]
 
 
-def _counts(s: pl.Expr, p: pl.Expr) -> tuple[pl.Expr, pl.Expr]:
-    n_pos = p.sum().cast(pl.Int64)
-    return n_pos, s.len().cast(pl.Int64) - n_pos
-
-
-def _auc_rank_sum(s: pl.Expr, p: pl.Expr) -> pl.Expr:
+def _auc_from_ranks() -> pl.Expr:
     # Bradley (1997) §9.3 / Hanley & McNeil (1982): the AUC is the Wilcoxon–Mann–Whitney
     # statistic, U / (n+ n-), with U = (sum of the positives' mid-ranks) - n+(n+ + 1)/2.
-    n_pos, n_neg = _counts(s, p)
-    rank_sum = s.rank("average").filter(p).sum()
-    n_pos_f = n_pos.cast(pl.Float64)
-    u = rank_sum - n_pos_f * (n_pos_f + 1.0) / 2.0
-    return pl.when((n_pos > 0) & (n_neg > 0)).then(u / (n_pos_f * n_neg.cast(pl.Float64)))
+    n_pos, n_neg = c.R_POS, c.R_NEG
+    u = c.RANK_SUM - n_pos * (n_pos + 1.0) / 2.0
+    return pl.when(c.R_NAN).then(NAN).when((n_pos > 0) & (n_neg > 0)).then(u / (n_pos * n_neg))
+
+
+def _from_ranks(reduction: pl.Expr) -> Callable[[pl.Expr, pl.Expr], pl.Expr]:
+    return lambda s, p: c.reduce_ranks(s, p, reduction)
 
 
 def auc(score: ColumnLike, positive: ColumnLike) -> pl.Expr:
@@ -93,7 +91,7 @@ def auc(score: ColumnLike, positive: ColumnLike) -> pl.Expr:
     │ b     ┆ 0.875 │
     └───────┴───────┘
     """
-    return binary_expr(score, positive, _auc_rank_sum, name="auc")
+    return binary_expr(score, positive, _from_ranks(_auc_from_ranks()), name="auc", raw=True)
 
 
 def gini(score: ColumnLike, positive: ColumnLike) -> pl.Expr:
@@ -116,19 +114,25 @@ def gini(score: ColumnLike, positive: ColumnLike) -> pl.Expr:
     │ 0.5  │
     └──────┘
     """
-    return binary_expr(score, positive, lambda s, p: 2.0 * _auc_rank_sum(s, p) - 1.0, name="gini")
+    build = _from_ranks(2.0 * _auc_from_ranks() - 1.0)
+    return binary_expr(score, positive, build, name="gini", raw=True)
 
 
-def _hanley_mcneil(s: pl.Expr, p: pl.Expr) -> pl.Expr:
-    # Bradley (1997) eq. 10-12, after Hanley & McNeil (1982).
-    theta = _auc_rank_sum(s, p)
-    n_pos, n_neg = (n.cast(pl.Float64) for n in _counts(s, p))
+def hanley_mcneil_se(theta: pl.Expr, n_pos: pl.Expr, n_neg: pl.Expr) -> pl.Expr:
+    """``SE(W)`` of Hanley & McNeil (1982), Bradley (1997) eq. 10–12, from θ and the counts.
+
+    The one copy of the formula: :func:`auc_se` and :func:`polaroc.evaluate` use it.
+    """
+    n_pos, n_neg = n_pos.cast(pl.Float64), n_neg.cast(pl.Float64)
     q1 = theta / (2.0 - theta)
     q2 = 2.0 * theta**2 / (1.0 + theta)
-    var = (
-        theta * (1.0 - theta) + (n_pos - 1.0) * (q1 - theta**2) + (n_neg - 1.0) * (q2 - theta**2)
-    ) / (n_pos * n_neg)
-    return var.sqrt()
+    var = theta * (1.0 - theta) + (n_pos - 1.0) * (q1 - theta**2) + (n_neg - 1.0) * (q2 - theta**2)
+    return (var / (n_pos * n_neg)).sqrt()
+
+
+def _hanley_mcneil() -> pl.Expr:
+    se = hanley_mcneil_se(_auc_from_ranks(), c.R_POS, c.R_NEG)
+    return pl.when(c.R_NAN).then(NAN).otherwise(se)
 
 
 def _delong_variance() -> pl.Expr:
@@ -197,12 +201,11 @@ def auc_se(
     """
     if method == "delong":
         build = lambda s, p: c.reduce_counts(s, p, _delong_variance()).sqrt()  # noqa: E731
-    elif method == "hanley_mcneil":
-        build = _hanley_mcneil
-    else:
-        msg = f"method must be 'delong' or 'hanley_mcneil', got {method!r}"
-        raise ValueError(msg)
-    return binary_expr(score, positive, build, name="auc_se")
+        return binary_expr(score, positive, build, name="auc_se")
+    if method == "hanley_mcneil":
+        return binary_expr(score, positive, _from_ranks(_hanley_mcneil()), name="auc_se", raw=True)
+    msg = f"method must be 'delong' or 'hanley_mcneil', got {method!r}"
+    raise ValueError(msg)
 
 
 # ------------------------------------------------------------------ at a threshold
