@@ -26,6 +26,7 @@ from collections.abc import Iterable
 import polars as pl
 
 from polaroc._input import FrameLike
+from polaroc.binary import hanley_mcneil_se
 from polaroc.multiclass import (
     FLAG_COUNTS,
     LABEL,
@@ -47,16 +48,18 @@ METRICS = ("auc", "sauc", "error", "auc_se_delong", "auc_se_hanley_mcneil")
 COLUMNS = ("n", "n_classes", *METRICS, "n_null_score", "n_null_label")
 
 
-def hanley_mcneil_se(theta: pl.Expr, n_pos: pl.Expr, n_neg: pl.Expr) -> pl.Expr:
-    """``SE(W)`` of Hanley & McNeil (1982), Bradley (1997) eq. 10–12, from θ and the counts."""
-    n_pos, n_neg = n_pos.cast(pl.Float64), n_neg.cast(pl.Float64)
-    q1 = theta / (2.0 - theta)
-    q2 = 2.0 * theta**2 / (1.0 + theta)
-    var = theta * (1.0 - theta) + (n_pos - 1.0) * (q1 - theta**2) + (n_neg - 1.0) * (q2 - theta**2)
-    return (var / (n_pos * n_neg)).sqrt()
-
-
 # --------------------------------------------------------------------- pieces
+
+TIE_SAMPLE = 100_000
+TIED_SHARE = 0.1  # collapse when at most this share of the sampled scores are distinct
+
+
+def _heavily_tied(log: FrameLike, score: str) -> bool:
+    """Whether an in-memory log's scores look heavily tied (a cheap sample, no plan run)."""
+    if not isinstance(log, pl.DataFrame) or log.height < 1000:
+        return False
+    sample = log.get_column(score).head(TIE_SAMPLE)
+    return sample.n_unique() <= TIED_SHARE * sample.len()
 
 
 def _two_class_se(sums: pl.LazyFrame, by: list[str]) -> pl.LazyFrame:
@@ -102,6 +105,7 @@ def evaluate(
     label: str = "label",
     sample: str = "sample",
     dataset: str = "dataset",
+    collapse_ties: bool | None = None,
 ) -> pl.LazyFrame:
     """The per-fold table: n, M (the AUC), sAUC, error and the AUC's standard errors.
 
@@ -158,6 +162,13 @@ def evaluate(
         Decision threshold (a number) for the error of single-row samples.
     model, fold, class_, score, label, sample, dataset
         The log's column names.
+    collapse_ties
+        Count the rows of each distinct (group, class, score, label) first and order
+        the counts instead of the rows: much faster when scores are heavily tied
+        (rounded or discrete scores, e.g. a tree's leaf frequencies), slower when
+        they are distinct; the results are the same. ``None`` (default) decides from
+        the first 100,000 scores of a ``DataFrame`` (collapse when at most 10 % are
+        distinct) and never collapses a ``LazyFrame`` (whose data is not read here).
 
     Returns
     -------
@@ -203,7 +214,8 @@ def evaluate(
     if per_sample:
         frame = frame.cache()  # read once for the ordering pass and the per-sample pass
     flagged = frame.with_columns(row_flags(names, parsed.has_class, threshold))
-    keys, sums = block_tables(flagged, by_, FLAG_COUNTS)
+    collapse = _heavily_tied(log, score) if collapse_ties is None else collapse_ties
+    keys, sums = block_tables(flagged, by_, FLAG_COUNTS, collapse=collapse)
     sums = sums.cache()
     counts = threshold_c1(keys, by_)
     if per_sample:

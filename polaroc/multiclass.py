@@ -52,6 +52,7 @@ CLASS = "_pr_class"
 LABEL = "_pr_label"
 
 _GID = "_pr_gid"
+_W = "_pr_w"  # rows a collapsed row stands for
 
 
 # ----------------------------------------------------------------------- input
@@ -93,7 +94,11 @@ def _columns(**names: str) -> LogColumns:
 
 
 def block_tables(
-    frame: pl.LazyFrame, by: list[str], extra: Sequence[pl.Expr] = ()
+    frame: pl.LazyFrame,
+    by: list[str],
+    extra: Sequence[pl.Expr] = (),
+    *,
+    collapse: bool = False,
 ) -> tuple[pl.LazyFrame, pl.LazyFrame]:
     """Order each (group, class) block's scores once; return ``(keys, sums)``.
 
@@ -102,16 +107,35 @@ def block_tables(
     pass. ``sums`` has one row per block and label value of the usable rows, with
     the sums of :func:`_block_sums` and ``_pr_nan`` (the label's rows hold a NaN).
 
+    ``collapse=True`` first collapses the rows that share (group, class, score,
+    label) into one row with a count (a hash aggregation), so that the ordering and
+    everything after it run over distinct scores, not rows: much cheaper when scores
+    are heavily tied, dearer when they are distinct. The ``extra`` aggregations are
+    then applied twice (to the rows, then to their per-row-group results), so they
+    must be sums, counts-as-sums or ``any`` (as :data:`FLAG_COUNTS` are).
+
     Both read the block numbers of one cached evaluation: group-by output order is
     not deterministic, so block numbers must never be matched across evaluations.
     """
     score = pl.col(SCORE)
-    rows = pl.struct(SCORE, LABEL, (pl.col(LABEL) == pl.col(CLASS)).alias("_pr_pos"))
+    fields = [SCORE, LABEL, (pl.col(LABEL) == pl.col(CLASS)).alias("_pr_pos")]
     if not extra:  # nothing to count in unusable rows: drop them before the ordering
         frame = frame.filter(USABLE)
+    if collapse:
+        tied = [*by, CLASS, SCORE, LABEL]
+        frame = frame.group_by(tied).agg(pl.len().cast(pl.Int64).alias(_W), *extra)
+        fields.append(_W)
+    rows = pl.struct(fields)
+    # Sorted inside one list per block (cheaper than ``sort_by`` in the aggregation), with
+    # the positives' scores at or above each row: a reverse running sum within the block
+    # (cheaper here than a window over the exploded rows).
+    scores = pl.field(SCORE) * pl.field(_W) if collapse else pl.field(SCORE)
+    above = pl.when(pl.field("_pr_pos")).then(scores).otherwise(0.0)
+    in_order = pl.element().sort_by(pl.element().struct.field(SCORE))
+    with_above = in_order.struct.with_fields(above.cum_sum(reverse=True).alias("_above"))
     ordered = (
         frame.group_by([*by, CLASS])
-        .agg(rows.sort_by(score).alias("_pr_rows"), *extra)
+        .agg(rows.implode().list.eval(with_above).alias("_pr_rows"), *extra)
         .with_columns(pl.int_range(pl.len(), dtype=pl.UInt32).alias(_GID))
         .cache()
     )
@@ -119,11 +143,12 @@ def block_tables(
     flat = ordered.select(_GID, "_pr_rows").explode("_pr_rows").unnest("_pr_rows")
     if extra:
         flat = flat.filter(score.is_not_null() & pl.col("_pr_pos").is_not_null())
-    sums = _block_sums(flat).join(keys.select(_GID, *by, CLASS), on=_GID).drop(_GID)
+    sums = _block_sums(flat, weighted=collapse)
+    sums = sums.join(keys.select(_GID, *by, CLASS), on=_GID).drop(_GID)
     return keys.drop(_GID), sums
 
 
-def _block_sums(rows: pl.LazyFrame) -> pl.LazyFrame:
+def _block_sums(rows: pl.LazyFrame, *, weighted: bool = False) -> pl.LazyFrame:
     """Per (block, label): the sums every pairwise quantity is read from.
 
     With the rows of a block in ascending score order, "positive" meaning
@@ -141,20 +166,27 @@ def _block_sums(rows: pl.LazyFrame) -> pl.LazyFrame:
         positives' scores strictly above it, and its score times the number of
         positives strictly above it.
 
-    Only the columns a query uses are computed (Polars prunes the rest).
+    ``rows`` are the exploded blocks of :func:`block_tables`, which carry ``_above``
+    (the positives' scores at or above each row, summed within its block). Only the
+    columns a query uses are computed (Polars prunes the rest). (Shifts and fills
+    are cheaper here, on the flat rows, than inside each block's list.) With
+    ``weighted``, each row stands for ``_pr_w`` tied rows of one label (see
+    ``block_tables(collapse=True)``): counts advance by the weight and every
+    per-row term is summed that many times.
     """
     gid, score, pos = pl.col(_GID), pl.col(SCORE), pl.col("_pr_pos")
-    p = pos.cast(pl.Int64)
+    w = pl.col(_W) if weighted else pl.lit(1, pl.Int64)
+    p = pl.when(pos).then(w).otherwise(0) if weighted else pos.cast(pl.Int64)
+    # rows of the log before this one (all blocks)
+    row = w.cum_sum() - w if weighted else pl.int_range(pl.len(), dtype=pl.Int64)
     first, last = gid.ne_missing(gid.shift(1)), gid.ne_missing(gid.shift(-1))
     marks = rows.with_columns(
         _first=first,
         _last=last,
         _start=first | score.ne_missing(score.shift(1)),
         _end=last | score.ne_missing(score.shift(-1)),
-        _row=pl.int_range(pl.len(), dtype=pl.Int64),
+        _row=row,
         _cpos=p.cum_sum(),
-        # positives' scores at or above each row, within its block
-        _above=pl.when(pos).then(score).otherwise(0.0).cum_sum(reverse=True).over(_GID),
     )
     at_first = pl.col("_first")
     in_block = marks.with_columns(
@@ -168,30 +200,40 @@ def _block_sums(rows: pl.LazyFrame) -> pl.LazyFrame:
         _pb=pl.when(start).then(cp - p).forward_fill(),
         _pu=pl.when(end).then(cp).backward_fill(),
         _rb=pl.when(start).then(i).forward_fill(),
-        _ru=pl.when(end).then(i + 1).backward_fill(),
+        _ru=pl.when(end).then(i + w).backward_fill(),
         _np=pl.when(pl.col("_last")).then(cp).backward_fill(),
         _sa=pl.when(end).then(next_above).backward_fill(),
     )
     pb, pu, rb, ru = pl.col("_pb"), pl.col("_pu"), pl.col("_rb"), pl.col("_ru")
     n_above = pl.col("_np") - pu
+
+    def times_w(value: pl.Expr) -> pl.Expr:
+        return value * w if weighted else value
+
     terms = runs.select(
         _GID,
         LABEL,
+        *([w.alias("_w")] if weighted else []),
         score.is_nan().alias("_nan"),
         pl.when(~pos).then(pb + pu).alias("_t"),
         pl.when(pos).then((rb - pb) + (ru - pu)).alias("_q"),
-        pl.when(~pos).then(pl.col("_sa")).alias("_rs_pos"),
+        pl.when(~pos).then(times_w(pl.col("_sa"))).alias("_rs_pos"),
         # skip empty products so that an infinite score with nothing above gives 0, not NaN
-        pl.when(~pos & (n_above > 0)).then(score * n_above).alias("_rs_neg"),
+        pl.when(~pos & (n_above > 0)).then(score * times_w(n_above)).alias("_rs_neg"),
     )
     t, q = pl.col("_t"), pl.col("_q")
+    wt = pl.col("_w")
+
+    def total(value: pl.Expr) -> pl.Expr:  # over the log's rows: a row counts ``_w`` times
+        return (wt * value).sum() if weighted else value.sum()
+
     return terms.group_by(_GID, LABEL).agg(
         pl.col("_nan").any().alias("_pr_nan"),
-        pl.len().cast(pl.Int64).alias("n"),
-        t.sum().alias("t"),
-        (t.cast(pl.Float64) ** 2).sum().alias("tt"),
-        q.sum().alias("q"),
-        (q.cast(pl.Float64) ** 2).sum().alias("qq"),
+        (wt.sum() if weighted else pl.len().cast(pl.Int64)).alias("n"),
+        total(t).alias("t"),
+        total(t.cast(pl.Float64) ** 2).alias("tt"),
+        total(q).alias("q"),
+        total(q.cast(pl.Float64) ** 2).alias("qq"),
         pl.col("_rs_pos").sum().alias("rs_pos"),
         pl.col("_rs_neg").sum().alias("rs_neg"),
     )
