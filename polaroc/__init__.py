@@ -6,6 +6,7 @@ comparison tests) take a log and return a ``LazyFrame``.
 """
 
 from polaroc.across import friedman_test, mean_ranks, nemenyi_test, wilcoxon_test
+from polaroc.batches import evaluate_in_batches, plan_batches
 from polaroc.binary import (
     accuracy,
     auc,
@@ -53,6 +54,7 @@ __all__ = [
     "duncan_subsets",
     "error",
     "evaluate",
+    "evaluate_in_batches",
     "friedman_test",
     "gini",
     "mean_ranks",
@@ -64,6 +66,7 @@ __all__ = [
     "paired_ttest",
     "pairwise_auc",
     "partial_auc",
+    "plan_batches",
     "pooled_roc",
     "pooling_table",
     "ppv",

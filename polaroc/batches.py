@@ -1,0 +1,207 @@
+"""Logs bigger than memory: evaluate a scanned log a batch of groups at a time.
+
+An exact AUC needs all the scores of a group at once (one ordering per group), so
+a streaming ``group_by`` that sorts holds every group of the log until the end: its
+memory grows with the log. Evaluating whole groups in batches bounds it by the
+batch instead. The batches are planned from the grouping columns alone (a scan
+that reads nothing else) and each batch is read with a filter that Polars pushes
+into the scan: hive partitions whose folder values are not in the batch are
+skipped, and Parquet row groups are skipped by their statistics.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from pathlib import Path
+
+import polars as pl
+
+from polaroc._input import FrameLike, LogColumns, as_lazy, as_names, require_columns
+from polaroc._log import default_by
+from polaroc.evaluation import evaluate
+from polaroc.io import scan_logs
+
+__all__ = ["evaluate_in_batches", "plan_batches"]
+
+Table = Callable[[pl.LazyFrame], pl.LazyFrame | pl.DataFrame]
+
+_ROWS = "_pr_rows"
+_BATCH = "batch"
+
+
+def plan_batches(
+    log: FrameLike, *, by: str | Iterable[str] | None = None, max_rows: int = 10_000_000
+) -> pl.LazyFrame:
+    """Assign every group of ``log`` to a batch of at most about ``max_rows`` rows.
+
+    Groups are taken in the order of their keys (so that a batch follows the
+    partitions of a log written by model) and cut into consecutive batches: a group
+    joins batch ``b = floor(rows before it / max_rows)``. A batch therefore holds
+    fewer than ``max_rows`` plus one group's rows; a group larger than ``max_rows``
+    is a batch of its own. Only the ``by`` columns are read.
+
+    Parameters
+    ----------
+    log
+        ``DataFrame`` or ``LazyFrame`` (e.g. a ``pl.scan_parquet`` of the log).
+    by
+        The grouping columns; ``None`` means ``(model, fold)``, with ``dataset``
+        first when the log has one.
+    max_rows
+        The row budget of a batch.
+
+    Returns
+    -------
+    pl.LazyFrame
+        by…, ``n_rows`` (rows of the group), ``batch`` (``Int64`` from 0).
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> import polaroc as pr
+    >>> log = pl.DataFrame({"model": ["a"] * 5 + ["b"] * 3, "fold": [0, 0, 1, 1, 1, 0, 0, 1]})
+    >>> pr.plan_batches(log, max_rows=4).collect()
+    shape: (4, 4)
+    ┌───────┬──────┬────────┬───────┐
+    │ model ┆ fold ┆ n_rows ┆ batch │
+    │ ---   ┆ ---  ┆ ---    ┆ ---   │
+    │ str   ┆ i64  ┆ i64    ┆ i64   │
+    ╞═══════╪══════╪════════╪═══════╡
+    │ a     ┆ 0    ┆ 2      ┆ 0     │
+    │ a     ┆ 1    ┆ 3      ┆ 0     │
+    │ b     ┆ 0    ┆ 2      ┆ 1     │
+    │ b     ┆ 1    ┆ 1      ┆ 1     │
+    └───────┴──────┴────────┴───────┘
+    """
+    if max_rows < 1:
+        msg = f"max_rows must be a positive number of rows, got {max_rows!r}"
+        raise ValueError(msg)
+    frame = as_lazy(log)
+    schema = frame.collect_schema()
+    keys = default_by(schema, LogColumns()) if by is None else as_names(by)
+    require_columns(schema, keys)
+    n_rows = pl.col("n_rows")
+    return (
+        frame.group_by(keys)
+        .agg(pl.len().cast(pl.Int64).alias("n_rows"))
+        .sort(keys, nulls_last=True)
+        .with_columns(((n_rows.cum_sum() - n_rows) // max_rows).alias(_BATCH))
+    )
+
+
+def _select_groups(frame: pl.LazyFrame, keys: pl.DataFrame) -> pl.LazyFrame:
+    """The rows of ``frame`` whose groups are in ``keys``.
+
+    One ``is_in`` per key column first: Polars pushes it into the scan (skipping
+    hive partitions and row groups); the semi join then keeps exactly the batch's
+    key combinations.
+    """
+    values = {c: keys[c].unique().implode() for c in keys.columns}
+    per_column = [pl.col(c).is_in(v, nulls_equal=True) for c, v in values.items()]
+    return frame.filter(*per_column).join(
+        keys.lazy(), on=keys.columns, how="semi", nulls_equal=True
+    )
+
+
+def _run(result: pl.LazyFrame | pl.DataFrame, engine: str) -> pl.DataFrame:
+    return result.collect(engine=engine) if isinstance(result, pl.LazyFrame) else result
+
+
+def evaluate_in_batches(
+    log: FrameLike | str | Path,
+    table: Table | None = None,
+    *,
+    by: str | Iterable[str] | None = None,
+    max_rows: int = 10_000_000,
+    engine: str = "streaming",
+    model: str = "model",
+    fold: str = "fold",
+    dataset: str = "dataset",
+) -> pl.DataFrame:
+    """Evaluate a log bigger than memory, whole groups at a time.
+
+    The groups (``by``) are counted from the key columns alone and packed into
+    batches of about ``max_rows`` rows (:func:`plan_batches`); each batch is read
+    with a pushed-down filter and evaluated by ``table``, and the small per-group
+    results are concatenated. Peak memory is that of evaluating one batch — about
+    ``max_rows`` plus the largest group's rows — not of the log; the log is read
+    once (per batch only the files and row groups that hold its groups). Give the
+    log as a scan (``pl.scan_parquet`` or :func:`polaroc.scan_logs`, or a path);
+    an in-memory ``DataFrame`` works too, but then it already occupies memory.
+
+    Unlike the table functions this one runs the queries (it has to, to bound
+    memory) and returns a ``DataFrame``; the Python loop is over batches, never over
+    rows, and each batch is one Polars query.
+
+    Parameters
+    ----------
+    log
+        ``LazyFrame``/``DataFrame`` in the contract's long format, or a Parquet
+        file, glob or hive-partitioned folder (read with :func:`polaroc.scan_logs`).
+    table
+        A function from a batch of the log (``LazyFrame``) to a per-group table,
+        e.g. ``lambda lf: pr.multiclass_auc(lf)`` or
+        ``lambda lf: lf.group_by("model", "fold").agg(pr.auc("score", "label"))``.
+        Default: :func:`polaroc.evaluate` grouped by ``by``. Its groups must not
+        straddle batches: every ``by`` column must be one of its grouping columns.
+    by
+        The columns that define a group (and a batch's unit); ``None`` means
+        ``(model, fold)``, with ``dataset`` first when the log has one.
+    max_rows
+        Row budget of a batch. With ``max_rows`` at most the largest group's rows,
+        memory is set by the largest group alone.
+    engine
+        Polars engine for each batch (``"streaming"`` or ``"in-memory"``).
+    model, fold, dataset
+        The log's column names, used by the default ``by`` and the default ``table``.
+
+    Returns
+    -------
+    pl.DataFrame
+        The rows of ``table`` for every batch, sorted by ``by``.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> import polaroc as pr
+    >>> log = pl.DataFrame({
+    ...     "model": ["a"] * 4 + ["b"] * 4,
+    ...     "fold": [0, 0, 1, 1] * 2,
+    ...     "score": [0.9, 0.2, 0.8, 0.4, 0.3, 0.6, 0.7, 0.1],
+    ...     "label": [True, False, True, False] * 2,
+    ... })
+    >>> per_fold = pr.evaluate_in_batches(log, max_rows=2)
+    >>> per_fold.select("model", "fold", "n", "auc", "error")
+    shape: (4, 5)
+    ┌───────┬──────┬─────┬─────┬───────┐
+    │ model ┆ fold ┆ n   ┆ auc ┆ error │
+    │ ---   ┆ ---  ┆ --- ┆ --- ┆ ---   │
+    │ str   ┆ i64  ┆ i64 ┆ f64 ┆ f64   │
+    ╞═══════╪══════╪═════╪═════╪═══════╡
+    │ a     ┆ 0    ┆ 2   ┆ 1.0 ┆ 0.0   │
+    │ a     ┆ 1    ┆ 2   ┆ 1.0 ┆ 0.0   │
+    │ b     ┆ 0    ┆ 2   ┆ 0.0 ┆ 1.0   │
+    │ b     ┆ 1    ┆ 2   ┆ 1.0 ┆ 0.0   │
+    └───────┴──────┴─────┴─────┴───────┘
+
+    Any per-group table, e.g. plain AUCs from an expression:
+
+    >>> auc = lambda lf: lf.group_by("model", "fold").agg(pr.auc("score", "label"))
+    >>> pr.evaluate_in_batches(log, auc, max_rows=4)["auc"].to_list()
+    [1.0, 1.0, 0.0, 1.0]
+    """
+    frame = scan_logs(log) if isinstance(log, str | Path) else as_lazy(log)
+    schema = frame.collect_schema()
+    columns = LogColumns(model=model, fold=fold, dataset=dataset)
+    keys = default_by(schema, columns) if by is None else as_names(by)
+    if table is None:
+        names = {"model": model, "fold": fold, "dataset": dataset}
+        table = lambda part: evaluate(part, by=keys, **names)  # noqa: E731
+    plan = plan_batches(frame, by=keys, max_rows=max_rows).collect(engine=engine)
+    results = []
+    for batch in plan.partition_by(_BATCH, maintain_order=True):
+        part = _select_groups(frame, batch.select(keys))
+        results.append(_run(table(part), engine))
+    if not results:
+        return _run(table(frame.head(0)), engine)
+    return pl.concat(results, how="vertical_relaxed").sort(keys, nulls_last=True)
