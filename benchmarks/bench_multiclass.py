@@ -1,7 +1,7 @@
-"""Multiclass M against scikit-learn's ovo loop; the full evaluate table against pr.auc alone.
+"""Multiclass M (Hand & Till 2001) against scikit-learn's ovo AUC looped over groups.
 
 Run: python -m benchmarks.bench_multiclass [--samples 1000000] [--models 4] [--folds 10]
-     [--classes 5] [--rows 10000000] [--repeat 5]
+     [--classes 5] [--repeat 5]
 
 The multiclass log has one row per (model, fold, sample, class): ``samples`` test
 samples split over ``folds`` folds and scored by ``models`` models, so
@@ -19,7 +19,7 @@ import polars as pl
 from sklearn.metrics import roc_auc_score
 
 import polaroc as pr
-from benchmarks.common import assert_agree, binary_log, markdown, time_it
+from benchmarks.common import as_dict, assert_agree, markdown, time_all
 
 BY = ["model", "fold"]
 
@@ -51,10 +51,6 @@ def multiclass_log(samples: int, models: int, folds: int, classes: int, seed: in
     return pl.concat(frames), wide
 
 
-def as_dict(df: pl.DataFrame, column: str) -> dict:
-    return {(m, f): v for m, f, v in df.select(*BY, column).iter_rows()}
-
-
 def polaroc_m(log: pl.DataFrame) -> pl.DataFrame:
     return pr.multiclass_auc(log).select(*BY, "auc").collect()
 
@@ -78,38 +74,26 @@ def run_multiclass(samples: int, models: int, folds: int, classes: int, repeat: 
     m = as_dict(polaroc_m(log), "auc")
     assert_agree(m, sklearn_wide(wide), "scikit-learn ovo")
     assert_agree(m, sklearn_from_log(log), "scikit-learn ovo from the long log")
+    assert_agree(m, as_dict(pr.evaluate(log).collect(), "auc"), "pr.evaluate's M")
     slow = max(2, repeat // 2)
     floor = log.lazy().group_by(*BY, "class").agg(pl.col("score").sort().gather(pl.len() // 2))
-    timings = [
-        time_it("per-(group, class) sort (floor)", floor.collect, repeat),
-        time_it("pr.multiclass_auc, M only", lambda: polaroc_m(log), repeat),
-        time_it("pr.multiclass_auc, all columns", lambda: pr.multiclass_auc(log).collect(), repeat),
-        time_it("pr.evaluate (M, sAUC, error, n)", lambda: pr.evaluate(log).collect(), repeat),
-        time_it("scikit-learn ovo loop, wide input", lambda: sklearn_wide(wide), slow),
-        time_it("scikit-learn ovo loop, from the log", lambda: sklearn_from_log(log), slow),
-    ]
+    methods = {
+        "per-(group, class) sort (floor)": floor.collect,
+        "pr.multiclass_auc, M only": lambda: polaroc_m(log),
+        "pr.multiclass_auc, all columns": lambda: pr.multiclass_auc(log).collect(),
+        "pr.evaluate (M, sAUC, error, n)": lambda: pr.evaluate(log).collect(),
+        "scikit-learn ovo loop, wide input": lambda: sklearn_wide(wide),
+        "scikit-learn ovo loop, from the log": lambda: sklearn_from_log(log),
+    }
+    slow_methods = {name: slow for name in methods if name.startswith("scikit-learn")}
+    timings = time_all(methods, repeat, slow=slow_methods)
     title = (
         f"multiclass M, {classes} classes, {samples:,} samples × {models} models × "
         f"{folds} folds ({log.height:,} rows, {models * folds} groups)"
     )
-    return markdown(title, timings, "pr.multiclass_auc, M only")
-
-
-def run_evaluate(rows: int, repeat: int) -> str:
-    df = binary_log(rows)
-    auc = as_dict(df.group_by(BY).agg(pr.auc("score", "label")), "auc")
-    table = pr.evaluate(df).collect()
-    assert_agree(auc, as_dict(table, "auc"), "pr.evaluate's auc")
-    se = as_dict(df.group_by(BY).agg(pr.auc_se("score", "label")), "auc_se")
-    assert_agree(se, as_dict(table, "auc_se_delong"), "pr.evaluate's DeLong SE")
-    timings = [
-        time_it(
-            "pr.auc in group_by", lambda: df.group_by(BY).agg(pr.auc("score", "label")), repeat
-        ),
-        time_it("pr.evaluate (all columns)", lambda: pr.evaluate(df).collect(), repeat),
-    ]
-    title = f"pr.evaluate against pr.auc alone, binary, {rows:,} rows, 80 groups"
-    return markdown(title, timings, "pr.auc in group_by")
+    return markdown(
+        title, timings, "pr.multiclass_auc, M only", reference="per-(group, class) sort (floor)"
+    )
 
 
 def main() -> None:
@@ -118,12 +102,9 @@ def main() -> None:
     parser.add_argument("--models", type=int, default=4)
     parser.add_argument("--folds", type=int, default=10)
     parser.add_argument("--classes", type=int, default=5)
-    parser.add_argument("--rows", type=int, default=10_000_000)
     parser.add_argument("--repeat", type=int, default=5)
     args = parser.parse_args()
     print(run_multiclass(args.samples, args.models, args.folds, args.classes, args.repeat))
-    print()
-    print(run_evaluate(args.rows, args.repeat))
 
 
 if __name__ == "__main__":
