@@ -135,6 +135,36 @@ def guarded(
     return pl.concat([blank, frame])
 
 
+def one_class_rows(
+    log: FrameLike,
+    frame: pl.LazyFrame,
+    *,
+    has_class: bool,
+    class_: str,
+    positive_class: Any,
+    caller: str,
+) -> pl.LazyFrame:
+    """The score rows of one class, for functions that read a log as one binary problem.
+
+    With ``positive_class``, the rows of that class (a ``ValueError`` at once if the
+    log has no class column). Without it, a log holding several classes is an error,
+    reported on its own (raised now for a ``DataFrame``, at collection for a
+    ``LazyFrame``): rows of two classes would otherwise surface as repeated samples.
+    """
+    if positive_class is not None:
+        if not has_class:
+            msg = f"positive_class={positive_class!r} needs a {class_!r} column in the log"
+            raise ValueError(msg)
+        return frame.filter(pl.col(class_) == positive_class)
+    if not has_class:
+        return frame
+    classes = frame.select(pl.col(class_).unique()).filter(pl.len() > 1)
+    found = problems([listing(classes, [class_], f"several classes in {class_!r}:")])
+    head = f"polaroc: {caller} reads one class's scores, but the log has "
+    tail = ". Pass positive_class= to choose the class whose scores to use."
+    return guarded(log, frame, found, head, tail)
+
+
 def design_listings(
     frame: pl.LazyFrame, *, by: list[str], model: str, fold: str, min_folds: int = 2
 ) -> list[pl.LazyFrame]:

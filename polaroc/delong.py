@@ -17,7 +17,7 @@ import polars as pl
 from polaroc._dist import normal_sf
 from polaroc._input import FrameLike, LogColumns, as_names
 from polaroc._log import POSITIVE, SCORE, read_log
-from polaroc._table import ROUNDING, guarded, listing, over, problems
+from polaroc._table import ROUNDING, guarded, listing, one_class_rows, over, problems
 
 __all__ = ["delong_test"]
 
@@ -168,13 +168,14 @@ def delong_test(
     )
     group = as_names(by)
     parsed = read_log(log, by=group, columns=columns, need=[model, fold, sample])
-    frame = parsed.frame
-    if positive_class is not None:
-        if not parsed.has_class:
-            msg = f"positive_class={positive_class!r} needs a {class_!r} column in the log"
-            raise ValueError(msg)
-        frame = frame.filter(pl.col(class_) == positive_class)
-    frame = frame.cache()  # read by each side and by the checks
+    frame = one_class_rows(
+        log,
+        parsed.frame,
+        has_class=parsed.has_class,
+        class_=class_,
+        positive_class=positive_class,
+        caller="delong_test",
+    ).cache()  # read by each side and by the checks
     keys = list(dict.fromkeys([*group, fold, sample]))
     usable = pl.col(SCORE).is_not_null() & pl.col(POSITIVE).is_not_null()
 
@@ -183,11 +184,6 @@ def delong_test(
         return rows.select(*keys, SCORE, POSITIVE)
 
     both, found = _pair(side(model_a), side(model_b), keys, (model_a, model_b))
-    if parsed.has_class and positive_class is None:
-        classes = frame.select(pl.col(class_).unique()).filter(pl.len() > 1)
-        found.append(
-            listing(classes, [class_], f"several classes in {class_!r} (pass positive_class=):")
-        )
     head = f"polaroc: delong_test cannot pair the rows of {model_a!r} and {model_b!r}: "
     tail = f". Each needs one row per ({fold}, {sample}), with the same label."
     paired = both.filter(usable & pl.col(f"{SCORE}_b").is_not_null())

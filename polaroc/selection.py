@@ -16,7 +16,7 @@ import polars as pl
 
 from polaroc._input import FrameLike, LogColumns, as_lazy
 from polaroc._log import POSITIVE, SCORE, read_log
-from polaroc._table import design_listings, guarded, listing, problems, resolve_by
+from polaroc._table import design_listings, guarded, listing, one_class_rows, problems, resolve_by
 from polaroc.binary import auc
 from polaroc.scored import sauc
 
@@ -158,17 +158,16 @@ def select_models(
     )
     group = resolve_by(as_lazy(log).collect_schema(), by, dataset)
     parsed = read_log(log, by=[*group, fold, model, split], columns=columns)
-    frame = parsed.frame
-    found = []
-    if positive_class is not None:
-        if not parsed.has_class:
-            msg = f"positive_class={positive_class!r} needs a {class_!r} column in the log"
-            raise ValueError(msg)
-        frame = frame.filter(pl.col(class_) == positive_class)
-    elif parsed.has_class:
-        classes = frame.select(pl.col(class_).unique()).filter(pl.len() > 1)
-        found.append(listing(classes, [class_], "several classes (pass positive_class=):"))
+    frame = one_class_rows(
+        log,
+        parsed.frame,
+        has_class=parsed.has_class,
+        class_=class_,
+        positive_class=positive_class,
+        caller="select_models",
+    )
     frame = frame.filter(pl.col(split).is_in([validation, test])).cache()
+    found = []
     for part in (validation, test):
         empty = frame.filter(pl.col(split) == part).select(pl.len()).filter(pl.col("len") == 0)
         found.append(listing(empty, ["len"], f"no rows with {split} == {part!r}:"))
