@@ -75,15 +75,17 @@ def sorted_rows(score: pl.Expr, positive: pl.Expr) -> pl.Expr:
 TIE_SAMPLE = 2048
 
 
-def heavily_tied(scores: pl.Expr) -> pl.Expr:
-    """Inside ``list.eval``: whether a group's scores look heavily tied (cheap, sampled).
+def heavily_tied(scores: pl.Expr, *, sample: int = TIE_SAMPLE, share: float = 0.5) -> pl.Expr:
+    """Whether ``scores`` look heavily tied, judged from a sample (cheap).
 
-    True when the first :data:`TIE_SAMPLE` scores hold at most half as many distinct
-    values as scores and the group has at least 32 rows per such value.
+    True when the first ``sample`` scores hold at most ``share`` times as many
+    distinct values as scores and there are at least 32 scores per such value.
+    Used per group inside ``list.eval`` and, with a larger sample and a smaller
+    share, on a whole log by ``pr.evaluate``.
     """
-    sample = scores.head(TIE_SAMPLE)
-    distinct = sample.n_unique()
-    return (distinct * 2 <= sample.len()) & (distinct * 32 <= scores.len())
+    head = scores.head(sample)
+    distinct = head.n_unique()
+    return (distinct <= share * head.len()) & (distinct * 32 <= scores.len())
 
 
 def _ranks_of_sorted_rows() -> pl.Expr:

@@ -25,6 +25,7 @@ from collections.abc import Iterable
 
 import polars as pl
 
+from polaroc._counts import heavily_tied
 from polaroc._input import FrameLike
 from polaroc.binary import hanley_mcneil_se
 from polaroc.multiclass import (
@@ -50,16 +51,16 @@ COLUMNS = ("n", "n_classes", *METRICS, "n_null_score", "n_null_label")
 
 # --------------------------------------------------------------------- pieces
 
-TIE_SAMPLE = 100_000
-TIED_SHARE = 0.1  # collapse when at most this share of the sampled scores are distinct
+# a whole log is collapsed when at most 10 % of its first 100,000 scores are distinct
+# (a hash aggregation over every row costs about as much as sorting them)
+_LOG_SAMPLE, _LOG_SHARE = 100_000, 0.1
 
 
 def _heavily_tied(log: FrameLike, score: str) -> bool:
     """Whether an in-memory log's scores look heavily tied (a cheap sample, no plan run)."""
     if not isinstance(log, pl.DataFrame) or log.height < 1000:
         return False
-    sample = log.get_column(score).head(TIE_SAMPLE)
-    return sample.n_unique() <= TIED_SHARE * sample.len()
+    return log.select(heavily_tied(pl.col(score), sample=_LOG_SAMPLE, share=_LOG_SHARE)).item()
 
 
 def _two_class_se(sums: pl.LazyFrame, by: list[str]) -> pl.LazyFrame:
@@ -168,7 +169,8 @@ def evaluate(
         (rounded or discrete scores, e.g. a tree's leaf frequencies), slower when
         they are distinct; the results are the same. ``None`` (default) decides from
         the first 100,000 scores of a ``DataFrame`` (collapse when at most 10 % are
-        distinct) and never collapses a ``LazyFrame`` (whose data is not read here).
+        distinct, with at least 32 rows per distinct value) and never collapses a
+        ``LazyFrame`` (whose data is not read here).
 
     Returns
     -------
