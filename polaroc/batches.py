@@ -116,6 +116,10 @@ def evaluate_in_batches(
     engine: str = "streaming",
     model: str = "model",
     fold: str = "fold",
+    class_: str = "class",
+    score: str = "score",
+    label: str = "label",
+    sample: str = "sample",
     dataset: str = "dataset",
 ) -> pl.DataFrame:
     """Evaluate a log bigger than memory, whole groups at a time.
@@ -152,7 +156,7 @@ def evaluate_in_batches(
         memory is set by the largest group alone.
     engine
         Polars engine for each batch (``"streaming"`` or ``"in-memory"``).
-    model, fold, dataset
+    model, fold, class_, score, label, sample, dataset
         The log's column names, used by the default ``by`` and the default ``table``.
 
     Returns
@@ -195,7 +199,8 @@ def evaluate_in_batches(
     columns = LogColumns(model=model, fold=fold, dataset=dataset)
     keys = default_by(schema, columns) if by is None else as_names(by)
     if table is None:
-        names = {"model": model, "fold": fold, "dataset": dataset}
+        names = {"class_": class_, "score": score, "label": label, "sample": sample}
+        names |= {"model": model, "fold": fold, "dataset": dataset}
         table = lambda part: evaluate(part, by=keys, **names)  # noqa: E731
     plan = plan_batches(frame, by=keys, max_rows=max_rows).collect(engine=engine)
     results = []

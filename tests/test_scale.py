@@ -263,6 +263,14 @@ def test_batches_take_any_per_group_table(rng, tmp_path):
     assert_tables_equal(got, pr.multiclass_auc(log).collect())
 
 
+def test_batches_pass_the_column_names_to_evaluate(rng):
+    names = {"model": "clf", "fold": "cv", "score": "prob", "label": "y"}
+    df = tied_log(rng).rename(names)  # old name -> new name, which is also the keyword's value
+    expected = pr.evaluate(df, **names).collect()
+    got = pr.evaluate_in_batches(df, max_rows=300, **names)
+    assert_frame_equal(got.sort("clf", "cv"), expected.sort("clf", "cv"), rel_tol=1e-11)
+
+
 def test_batches_with_a_dataset_column_and_null_keys(rng):
     df = tied_log(rng, groups=8).with_columns(
         pl.when(pl.col("model") == 0).then(None).otherwise(pl.col("model")).alias("model"),
