@@ -144,7 +144,10 @@ def rank_stats(score: pl.Expr, positive: pl.Expr) -> pl.Expr:
     usable = pl.when(positive.is_not_null()).then(score)
     rows = pl.struct(threshold=usable, positive=positive).implode()
     tied = heavily_tied(_E.struct.field("threshold"))
-    none_if = lambda condition: pl.when(condition).then(0).otherwise(pl.len())  # noqa: E731
+
+    def none_if(condition: pl.Expr) -> pl.Expr:  # how many rows a path takes: all or none
+        return pl.when(condition).then(0).otherwise(pl.len())
+
     by_rows = _E.head(none_if(tied))
     in_order = by_rows.sort_by(by_rows.struct.field("threshold"))
     sorted_path = rows.list.eval(in_order).list.eval(_ranks_of_sorted_rows())
