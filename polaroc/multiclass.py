@@ -53,6 +53,7 @@ LABEL = "_pr_label"
 
 _GID = "_pr_gid"
 _W = "_pr_w"  # rows a collapsed row stands for
+_ROWS = "_pr_rows"
 
 
 # ----------------------------------------------------------------------- input
@@ -126,21 +127,26 @@ def block_tables(
         frame = frame.group_by(tied).agg(pl.len().cast(pl.Int64).alias(_W), *extra)
         fields.append(_W)
     rows = pl.struct(fields)
-    # Sorted inside one list per block (cheaper than ``sort_by`` in the aggregation), with
-    # the positives' scores at or above each row: a reverse running sum within the block
-    # (cheaper here than a window over the exploded rows).
-    scores = pl.field(SCORE) * pl.field(_W) if collapse else pl.field(SCORE)
-    above = pl.when(pl.field("_pr_pos")).then(scores).otherwise(0.0)
+    # Sorted inside one list per block: cheaper than ``sort_by`` in the aggregation.
     in_order = pl.element().sort_by(pl.element().struct.field(SCORE))
-    with_above = in_order.struct.with_fields(above.cum_sum(reverse=True).alias("_above"))
     ordered = (
         frame.group_by([*by, CLASS])
-        .agg(rows.implode().list.eval(with_above).alias("_pr_rows"), *extra)
+        .agg(rows.implode().list.eval(in_order).alias(_ROWS), *extra)
         .with_columns(pl.int_range(pl.len(), dtype=pl.UInt32).alias(_GID))
         .cache()
     )
-    keys = ordered.drop("_pr_rows")
-    flat = ordered.select(_GID, "_pr_rows").explode("_pr_rows").unnest("_pr_rows")
+    keys = ordered.drop(_ROWS)
+    # The positives' scores at or above each row: a reverse running sum within the block
+    # (cheaper in the sorted list than a window over the exploded rows), in a list of its
+    # own (as a struct field it rebuilds every block's rows: ~8 % slower for M).
+    row = pl.element().struct.field
+    scores = row(SCORE) * row(_W) if collapse else row(SCORE)
+    above = pl.when(row("_pr_pos")).then(scores).otherwise(0.0).cum_sum(reverse=True)
+    flat = (
+        ordered.select(_GID, _ROWS, pl.col(_ROWS).list.eval(above).alias("_above"))
+        .explode(_ROWS, "_above")
+        .unnest(_ROWS)
+    )
     if extra:
         flat = flat.filter(score.is_not_null() & pl.col("_pr_pos").is_not_null())
     sums = _block_sums(flat, weighted=collapse)
