@@ -37,6 +37,7 @@ __all__ = [
     "NEG",
     "POS",
     "THRESHOLD",
+    "TIE_RUN",
     "TIE_SAMPLE",
     "heavily_tied",
     "rank_stats",
@@ -70,22 +71,27 @@ def sorted_rows(score: pl.Expr, positive: pl.Expr) -> pl.Expr:
 
 
 # A group's scores count as heavily tied when a sample of them repeats a lot and the
-# group is much bigger than the sample's distinct values (then counting the distinct
-# (score, positive) pairs by hashing is cheaper than sorting every row).
+# group has several rows per distinct value: then counting the distinct (score,
+# positive) pairs by hashing is cheaper than sorting every row. Measured on 80 groups
+# of uniformly tied scores (counting time / sorting time): 0.92-0.97 from 8 to 64 rows
+# per value in groups of 12,500 rows, 0.99-1.03 in groups of 125,000 rows.
 TIE_SAMPLE = 2048
+TIE_RUN = 8
 
 
-def heavily_tied(scores: pl.Expr, *, sample: int = TIE_SAMPLE, share: float = 0.5) -> pl.Expr:
+def heavily_tied(
+    scores: pl.Expr, *, sample: int = TIE_SAMPLE, share: float = 0.5, per_value: int = TIE_RUN
+) -> pl.Expr:
     """Whether ``scores`` look heavily tied, judged from a sample (cheap).
 
     True when the first ``sample`` scores hold at most ``share`` times as many
-    distinct values as scores and there are at least 32 scores per such value.
-    Used per group inside ``list.eval`` and, with a larger sample and a smaller
-    share, on a whole log by ``pr.evaluate``.
+    distinct values as scores and there are at least ``per_value`` scores per such
+    value. Used per group inside ``list.eval`` and, with a larger sample, a smaller
+    share and more rows per value, on a whole log by ``pr.evaluate``.
     """
     head = scores.head(sample)
     distinct = head.n_unique()
-    return (distinct <= share * head.len()) & (distinct * 32 <= scores.len())
+    return (distinct <= share * head.len()) & (distinct * per_value <= scores.len())
 
 
 def _ranks_of_sorted_rows() -> pl.Expr:
@@ -132,7 +138,7 @@ def rank_stats(score: pl.Expr, positive: pl.Expr) -> pl.Expr:
       as sorted, ``rank("average")`` skips its own argsort and only resolves the tie
       runs, so the AUC costs about one sort;
     * when the scores are heavily tied (the sample's distinct values are at most
-      half the sample and a 32nd of the group), collapse the ties first: count each
+      half the sample and an eighth of the group), collapse the ties first: count each
       distinct (score, positive) pair (a hash aggregation), sort the counts and
       give each run its mid-rank — cheaper than sorting every row.
 

@@ -51,16 +51,18 @@ COLUMNS = ("n", "n_classes", *METRICS, "n_null_score", "n_null_label")
 
 # --------------------------------------------------------------------- pieces
 
-# a whole log is collapsed when at most 10 % of its first 100,000 scores are distinct
-# (a hash aggregation over every row costs about as much as sorting them)
-_LOG_SAMPLE, _LOG_SHARE = 100_000, 0.1
+# a whole log is collapsed when at most 10 % of its first 100,000 scores are distinct and
+# it has 32 rows per such value (a hash aggregation over every row costs about a sort)
+_LOG_SAMPLE, _LOG_SHARE, _LOG_RUN = 100_000, 0.1, 32
 
 
 def _heavily_tied(log: FrameLike, score: str) -> bool:
     """Whether an in-memory log's scores look heavily tied (a cheap sample, no plan run)."""
     if not isinstance(log, pl.DataFrame) or log.height < 1000:
         return False
-    return log.select(heavily_tied(pl.col(score), sample=_LOG_SAMPLE, share=_LOG_SHARE)).item()
+    return log.select(
+        heavily_tied(pl.col(score), sample=_LOG_SAMPLE, share=_LOG_SHARE, per_value=_LOG_RUN)
+    ).item()
 
 
 def _two_class_se(sums: pl.LazyFrame, by: list[str]) -> pl.LazyFrame:

@@ -143,7 +143,7 @@ def test_rank_kernel_counts_heavily_tied_groups_first(run, rng):
 )
 def test_both_rank_paths_equal_the_pair_count(values, seed):
     rng = np.random.default_rng(seed)
-    scores = np.tile(values, 40)  # at least 32 rows per distinct value: the counting path
+    scores = np.tile(values, 40)  # at least 8 rows per distinct value: the counting path
     # the repeated copy is heavily tied (counting path), the jittered one mostly not
     jitter = scores + np.where(np.isfinite(scores), rng.normal(size=scores.size) * 1e-3, 0)
     label = rng.random(scores.size) < 0.5
