@@ -65,7 +65,7 @@ def _heavily_tied(log: FrameLike, score: str) -> bool:
     ).item()
 
 
-def _two_class_se(sums: pl.LazyFrame, by: list[str]) -> pl.LazyFrame:
+def _two_class_se(sums: pl.LazyFrame, dirs: pl.LazyFrame, by: list[str]) -> pl.LazyFrame:
     """What the standard errors of a two-class group need, per group.
 
     ``auc_se_delong``: each direction A(i|j) of a two-class group is the one-vs-rest
@@ -79,7 +79,7 @@ def _two_class_se(sums: pl.LazyFrame, by: list[str]) -> pl.LazyFrame:
     0/``False`` in a binary log).
     """
     delong = (
-        per_class(directions(sums, by), by)
+        per_class(dirs, by)
         .group_by(by)
         .agg(pl.col("var_delong").sqrt().mean().alias("auc_se_delong"))
     )
@@ -221,6 +221,7 @@ def evaluate(
     collapse = _heavily_tied(log, score) if collapse_ties is None else collapse_ties
     keys, sums = block_tables(flagged, by_, FLAG_COUNTS, collapse=collapse)
     sums = sums.cache()
+    dirs = directions(sums, by_).cache()
     counts = threshold_c1(keys, by_)
     if per_sample:
         c1 = c1_table(frame.filter(USABLE), by_, sample, threshold)
@@ -228,8 +229,10 @@ def evaluate(
     hanley_mcneil = hanley_mcneil_se(pl.col("auc"), pl.col("_n_pos"), pl.col("_n_neg"))
     two = pl.col("n_classes") == 2
     table = (
-        counts.join(m_table(sums, by_), on=by_, how="left", nulls_equal=True)
-        .join(_two_class_se(sums, by_), on=by_, how="left", nulls_equal=True)
+        counts.join(
+            m_table(sums, by_, dirs, one_vs_rest_auc=False), on=by_, how="left", nulls_equal=True
+        )
+        .join(_two_class_se(sums, dirs, by_), on=by_, how="left", nulls_equal=True)
         .with_columns(
             pl.col("n", "n_classes").fill_null(0),
             (1.0 - pl.col("c1")).alias("error"),

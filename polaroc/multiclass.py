@@ -342,19 +342,27 @@ def labels_present(sums: pl.LazyFrame, by: list[str]) -> pl.LazyFrame:
     return sums.group_by(by).agg(pl.col(LABEL).n_unique().cast(pl.Int64).alias("n_classes"))
 
 
-def m_table(sums: pl.LazyFrame, by: list[str]) -> pl.LazyFrame:
-    """Per group: ``n_classes``, ``auc`` (M), ``sauc`` and the one-vs-rest AUCs."""
-    dirs = directions(sums, by)
+def m_table(
+    sums: pl.LazyFrame,
+    by: list[str],
+    dirs: pl.LazyFrame | None = None,
+    *,
+    one_vs_rest_auc: bool = True,
+) -> pl.LazyFrame:
+    """Per group: ``n_classes``, ``auc`` (M), ``sauc`` and (optionally) the one-vs-rest AUCs.
+
+    ``dirs`` is ``directions(sums, by)`` when the caller reads it too (evaluate).
+    """
+    dirs = directions(sums, by) if dirs is None else dirs
     per_pair = (
         pairs(dirs, by)
         .group_by(by)
         .agg(pl.col("a").mean().alias("auc"), pl.col("sauc").mean().alias("sauc"))
     )
-    return (
-        labels_present(sums, by)
-        .join(per_pair, on=by, how="left", nulls_equal=True)
-        .join(one_vs_rest(dirs, by), on=by, how="left", nulls_equal=True)
-    )
+    table = labels_present(sums, by).join(per_pair, on=by, how="left", nulls_equal=True)
+    if one_vs_rest_auc:
+        table = table.join(one_vs_rest(dirs, by), on=by, how="left", nulls_equal=True)
+    return table
 
 
 def per_class(dirs: pl.LazyFrame, by: list[str]) -> pl.LazyFrame:
