@@ -75,7 +75,7 @@ def main() -> None:
                 rounds = repeat if rows <= 10_000_000 else max(2, repeat // 2 + 1)
                 for distinct in (None, args.ties):
                     emit(bench_binary.run(rows, rounds, distinct))
-        elif section == "evaluate":  # cheap, and its target is near its ratio: more rounds
+        elif section == "evaluate":  # cheap, and its ratio sits near its target: more rounds
             for distinct in (None, args.ties):
                 emit(bench_evaluate.run(evaluate_rows, 2 * repeat - 1, distinct))
         elif section == "multiclass":

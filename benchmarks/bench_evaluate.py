@@ -17,7 +17,7 @@ import statistics
 import polars as pl
 
 import polaroc as pr
-from benchmarks.common import as_dict, assert_agree, binary_log, markdown, time_all
+from benchmarks.common import Timing, as_dict, assert_agree, binary_log, markdown, time_all
 
 BY = ["model", "fold"]
 POLAROC = "pr.auc in group_by"
@@ -59,7 +59,7 @@ def run(rows: int, repeat: int, distinct: int | None = None) -> str:
     return markdown(title, timings, POLAROC) + "\n\n" + paired_ratio(timings)
 
 
-def paired_ratio(timings: list) -> str:
+def paired_ratio(timings: list[Timing]) -> str:
     """The ratio of ``pr.evaluate`` to ``pr.auc`` within each round (both ran back to back)."""
     runs = {t.name: t.runs for t in timings}
     ratios = [e / a for e, a in zip(runs[EVALUATE], runs[POLAROC], strict=True)]

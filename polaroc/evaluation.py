@@ -229,9 +229,7 @@ def evaluate(
     hanley_mcneil = hanley_mcneil_se(pl.col("auc"), pl.col("_n_pos"), pl.col("_n_neg"))
     two = pl.col("n_classes") == 2
     table = (
-        counts.join(
-            m_table(sums, by_, dirs, one_vs_rest_auc=False), on=by_, how="left", nulls_equal=True
-        )
+        counts.join(m_table(sums, dirs, by_), on=by_, how="left", nulls_equal=True)
         .join(_two_class_se(sums, dirs, by_), on=by_, how="left", nulls_equal=True)
         .with_columns(
             pl.col("n", "n_classes").fill_null(0),

@@ -342,27 +342,14 @@ def labels_present(sums: pl.LazyFrame, by: list[str]) -> pl.LazyFrame:
     return sums.group_by(by).agg(pl.col(LABEL).n_unique().cast(pl.Int64).alias("n_classes"))
 
 
-def m_table(
-    sums: pl.LazyFrame,
-    by: list[str],
-    dirs: pl.LazyFrame | None = None,
-    *,
-    one_vs_rest_auc: bool = True,
-) -> pl.LazyFrame:
-    """Per group: ``n_classes``, ``auc`` (M), ``sauc`` and (optionally) the one-vs-rest AUCs.
-
-    ``dirs`` is ``directions(sums, by)`` when the caller reads it too (evaluate).
-    """
-    dirs = directions(sums, by) if dirs is None else dirs
+def m_table(sums: pl.LazyFrame, dirs: pl.LazyFrame, by: list[str]) -> pl.LazyFrame:
+    """Per group: ``n_classes``, ``auc`` (M) and ``sauc``; ``dirs`` is :func:`directions`."""
     per_pair = (
         pairs(dirs, by)
         .group_by(by)
         .agg(pl.col("a").mean().alias("auc"), pl.col("sauc").mean().alias("sauc"))
     )
-    table = labels_present(sums, by).join(per_pair, on=by, how="left", nulls_equal=True)
-    if one_vs_rest_auc:
-        table = table.join(one_vs_rest(dirs, by), on=by, how="left", nulls_equal=True)
-    return table
+    return labels_present(sums, by).join(per_pair, on=by, how="left", nulls_equal=True)
 
 
 def per_class(dirs: pl.LazyFrame, by: list[str]) -> pl.LazyFrame:
@@ -589,7 +576,11 @@ def multiclass_auc(
     columns = _columns(model=model, fold=fold, class_=class_, score=score, label=label)
     parsed, frame = read_classes(log, by=by, columns=columns.with_names(dataset=dataset))
     by_ = parsed.by
-    table = m_table(blocks(frame, by_).cache(), by_)
+    sums = blocks(frame, by_).cache()
+    dirs = directions(sums, by_)
+    table = m_table(sums, dirs, by_).join(
+        one_vs_rest(dirs, by_), on=by_, how="left", nulls_equal=True
+    )
     return table.select(*by_, "n_classes", "auc", "sauc", "auc_ovr_macro", "auc_ovr_weighted")
 
 
