@@ -5,35 +5,54 @@ Binary metrics are aggregating expressions (``pr.auc("score", "label")``) usable
 comparison tests) take a log and return a ``LazyFrame``.
 """
 
-from polaroc.across import friedman_test, mean_ranks, nemenyi_test, wilcoxon_test
-from polaroc.batches import evaluate_in_batches, plan_batches
-from polaroc.binary import (
+from polaroc.compare import (
+    anova,
+    delong_test,
+    duncan,
+    duncan_ranges,
+    duncan_subsets,
+    friedman_test,
+    mean_ranks,
+    nemenyi_test,
+    paired_ttest,
+    se_vs_sd,
+    select_models,
+    test_agreement,
+    wilcoxon_test,
+)
+from polaroc.evaluation import evaluate
+from polaroc.experiment import cross_validate_log, stratified_folds
+from polaroc.io import demo_log_path, scan_logs
+from polaroc.metrics import (
     accuracy,
     auc,
     auc_se,
+    average_roc,
+    bootstrap,
     confusion,
     cost,
     error,
     gini,
+    min_cost_point,
+    multiclass_auc,
+    neyman_pearson_point,
     npv,
+    pairwise_auc,
+    partial_auc,
+    pooled_roc,
+    pooling_table,
     ppv,
+    proportion_correct,
+    roc_curve,
+    roc_points,
+    sauc,
+    sauc_parts,
     sensitivity,
     specificity,
+    trapezoid_auc,
+    youden_point,
 )
-from polaroc.curves import partial_auc, roc_curve, roc_points, trapezoid_auc
-from polaroc.delong import delong_test
-from polaroc.evaluation import evaluate
-from polaroc.experiment import cross_validate_log
-from polaroc.folds import average_roc, pooled_roc, pooling_table, stratified_folds
-from polaroc.io import demo_log_path, scan_logs
-from polaroc.multiclass import multiclass_auc, pairwise_auc, proportion_correct
-from polaroc.operating import min_cost_point, neyman_pearson_point, youden_point
-from polaroc.paired import paired_ttest, test_agreement
-from polaroc.resample import bootstrap
-from polaroc.scored import sauc, sauc_parts
-from polaroc.selection import select_models
-from polaroc.spread import se_vs_sd
-from polaroc.twoway import anova, duncan, duncan_ranges, duncan_subsets
+from polaroc.scale import evaluate_in_batches, plan_batches
 
 __version__ = "0.1.0"
 

@@ -2,6 +2,6 @@
 
 import sys
 
-from polaroc.cli import main
+from polaroc.report.cli import main
 
 sys.exit(main())

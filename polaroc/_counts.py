@@ -232,3 +232,15 @@ RANK_SUM = _E.struct.field("rank_sum")
 R_POS = _E.struct.field("n_pos").cast(pl.Float64)
 R_NEG = _E.struct.field("n_neg").cast(pl.Float64)
 R_NAN = _E.struct.field("nan")
+
+
+def hanley_mcneil_se(theta: pl.Expr, n_pos: pl.Expr, n_neg: pl.Expr) -> pl.Expr:
+    """``SE(W)`` of Hanley & McNeil (1982), Bradley (1997) eq. 10–12, from θ and the counts.
+
+    The one copy of the formula: :func:`polaroc.auc_se` and :func:`polaroc.evaluate` use it.
+    """
+    n_pos, n_neg = n_pos.cast(pl.Float64), n_neg.cast(pl.Float64)
+    q1 = theta / (2.0 - theta)
+    q2 = 2.0 * theta**2 / (1.0 + theta)
+    var = theta * (1.0 - theta) + (n_pos - 1.0) * (q1 - theta**2) + (n_neg - 1.0) * (q2 - theta**2)
+    return (var / (n_pos * n_neg)).sqrt()

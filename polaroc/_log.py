@@ -73,7 +73,7 @@ def default_by(schema: pl.Schema, columns: LogColumns) -> list[str]:
     return [columns.dataset, *by] if columns.dataset in schema else by
 
 
-def _comparable(schema: pl.Schema, class_: str, label: str) -> tuple[pl.Expr, pl.Expr]:
+def comparable(schema: pl.Schema, class_: str, label: str) -> tuple[pl.Expr, pl.Expr]:
     """Return class and label expressions that compare value by value, or raise."""
     c_dtype, l_dtype = schema[class_], schema[label]
     textual = (pl.String, pl.Categorical, pl.Enum)
@@ -133,7 +133,7 @@ def read_log(
 
     has_class = cols.class_ in schema
     if has_class:
-        class_expr, label_expr = _comparable(schema, cols.class_, cols.label)
+        class_expr, label_expr = comparable(schema, cols.class_, cols.label)
         positive = class_expr == label_expr
         check = None
     else:

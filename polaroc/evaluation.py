@@ -10,7 +10,7 @@ collects; chained with those tables and collected once (``pl.collect_all``), the
 log is read once.
 
 Every log goes through one plan. The scores of each (group, class) block are
-ordered once (:func:`polaroc.multiclass.block_tables`); M, the (multiclass) sAUC,
+ordered once (:func:`polaroc._blocks.block_tables`); M, the (multiclass) sAUC,
 the one-vs-rest placement values behind DeLong's standard error and the null
 counts all come from that one pass. For a binary log without a class column the
 group is the block, so the AUC, sAUC and both standard errors share one ordering,
@@ -25,23 +25,22 @@ from collections.abc import Iterable
 
 import polars as pl
 
-from polaroc._counts import heavily_tied
-from polaroc._input import FrameLike
-from polaroc.binary import hanley_mcneil_se
-from polaroc.multiclass import (
+from polaroc._blocks import (
     FLAG_COUNTS,
     LABEL,
     USABLE,
-    _columns,
     block_tables,
     c1_table,
     directions,
+    log_columns,
     m_table,
     per_class,
     read_classes,
     row_flags,
     threshold_c1,
 )
+from polaroc._counts import hanley_mcneil_se, heavily_tied
+from polaroc._input import FrameLike
 
 __all__ = ["evaluate"]
 
@@ -211,7 +210,7 @@ def evaluate(
     [2, 2]
     """
     names = {"model": model, "fold": fold, "class_": class_, "score": score, "label": label}
-    columns = _columns(**names).with_names(sample=sample, dataset=dataset)
+    columns = log_columns(**names).with_names(sample=sample, dataset=dataset)
     parsed, frame = read_classes(log, by=by, columns=columns)
     by_ = parsed.by
     per_sample = parsed.has_class and parsed.has(sample)

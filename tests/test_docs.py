@@ -32,7 +32,7 @@ def test_readme_python_examples_run():
 
 
 def test_readme_report_excerpt_matches_the_demo(tmp_path):
-    from polaroc.cli import main
+    from polaroc.report.cli import main
 
     assert main(["demo", "-o", str(tmp_path), "--no-plots", "-q"]) == 0
     excerpt = re.search(r"```text\n(.*?)```", (ROOT / "README.md").read_text(), re.S).group(1)

@@ -13,8 +13,8 @@ from hypothesis import strategies as st
 from sklearn.metrics import accuracy_score, roc_auc_score
 
 import polaroc as pr
+from tests.metrics.test_multiclass import long_log, wide_scores
 from tests.oracles import hand_till_m
-from tests.test_multiclass import long_log, wide_scores
 
 BY = ["model", "fold"]
 COLUMNS = [

@@ -24,7 +24,7 @@ import numpy as np
 import polars as pl
 
 from polaroc._input import FrameLike, LogColumns
-from polaroc.curves import NAN, as_grid, curve_input, curve_lists, rate_of
+from polaroc.metrics.curves import NAN, as_grid, curve_input, curve_lists, rate_of
 
 __all__ = ["min_cost_point", "neyman_pearson_point", "youden_point"]
 

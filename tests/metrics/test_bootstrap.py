@@ -9,9 +9,9 @@ import polars as pl
 import pytest
 
 import polaroc as pr
-from polaroc.resample import REPLICATE, resample
+from polaroc.metrics.resample import REPLICATE, resample
+from tests.metrics.test_multiclass import long_log, wide_scores
 from tests.oracles import delong_variance
-from tests.test_multiclass import long_log, wide_scores
 
 BY = ["model", "fold"]
 

@@ -13,7 +13,7 @@ from polars.exceptions import ComputeError
 from scipy import stats
 
 import polaroc as pr
-from polaroc.twoway import _letter
+from polaroc.compare.twoway import _letter
 from tests.oracles_comparison import (
     anova_two_way,
     duncan_critical_ranges,

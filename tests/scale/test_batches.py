@@ -20,10 +20,9 @@ from hypothesis import strategies as st
 from polars.testing import assert_frame_equal
 
 import polaroc as pr
-from polaroc._counts import heavily_tied
-from polaroc.binary import hanley_mcneil_se
+from polaroc._counts import hanley_mcneil_se, heavily_tied
 from polaroc.evaluation import _heavily_tied
-from tests.test_multiclass import long_log, wide_scores
+from tests.metrics.test_multiclass import long_log, wide_scores
 
 BY = ["model", "fold"]
 TABLE = ["n", "n_classes", "auc", "sauc", "error", "auc_se_delong", "auc_se_hanley_mcneil"]

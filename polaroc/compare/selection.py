@@ -17,8 +17,8 @@ import polars as pl
 from polaroc._input import FrameLike, LogColumns, as_lazy
 from polaroc._log import POSITIVE, SCORE, read_log
 from polaroc._table import design_listings, guarded, listing, one_class_rows, problems, resolve_by
-from polaroc.binary import auc
-from polaroc.scored import sauc
+from polaroc.metrics.binary import auc
+from polaroc.metrics.scored import sauc
 
 __all__ = ["select_models"]
 

@@ -15,13 +15,13 @@ import polars as pl
 
 from polaroc._input import FrameLike, LogColumns, as_lazy
 from polaroc._log import read_log
-from polaroc.curves import roc_curve
+from polaroc.compare.paired import paired_ttest, test_agreement
+from polaroc.compare.spread import se_vs_sd
+from polaroc.compare.twoway import anova, duncan, duncan_ranges
 from polaroc.evaluation import evaluate
-from polaroc.folds import average_roc, pooled_roc, pooling_table
-from polaroc.multiclass import pairwise_auc
-from polaroc.paired import paired_ttest, test_agreement
-from polaroc.spread import se_vs_sd
-from polaroc.twoway import anova, duncan, duncan_ranges
+from polaroc.metrics.curves import roc_curve
+from polaroc.metrics.fold_curves import average_roc, pooled_roc, pooling_table
+from polaroc.metrics.multiclass import pairwise_auc
 
 __all__ = ["Report", "report_tables", "summary_table", "to_markdown", "write_report"]
 
@@ -171,7 +171,7 @@ def to_markdown(df: pl.DataFrame) -> str:
     Examples
     --------
     >>> import polars as pl
-    >>> from polaroc.report import to_markdown
+    >>> from polaroc.report.tables import to_markdown
     >>> df = pl.DataFrame({"model": ["a", "bb"], "auc": [0.91234, 0.5], "reject": [True, None]})
     >>> print(to_markdown(df))
     | model |    auc | reject |

@@ -13,7 +13,7 @@ import polars as pl
 
 from polaroc._input import LogColumns
 from polaroc.io import demo_log_path, find_log_files, scan_logs
-from polaroc.report import Report, report_tables, to_markdown, write_report
+from polaroc.report.tables import Report, report_tables, to_markdown, write_report
 
 __all__ = ["main"]
 

@@ -118,20 +118,8 @@ def gini(score: ColumnLike, positive: ColumnLike) -> pl.Expr:
     return binary_expr(score, positive, build, name="gini", raw=True)
 
 
-def hanley_mcneil_se(theta: pl.Expr, n_pos: pl.Expr, n_neg: pl.Expr) -> pl.Expr:
-    """``SE(W)`` of Hanley & McNeil (1982), Bradley (1997) eq. 10–12, from θ and the counts.
-
-    The one copy of the formula: :func:`auc_se` and :func:`polaroc.evaluate` use it.
-    """
-    n_pos, n_neg = n_pos.cast(pl.Float64), n_neg.cast(pl.Float64)
-    q1 = theta / (2.0 - theta)
-    q2 = 2.0 * theta**2 / (1.0 + theta)
-    var = theta * (1.0 - theta) + (n_pos - 1.0) * (q1 - theta**2) + (n_neg - 1.0) * (q2 - theta**2)
-    return (var / (n_pos * n_neg)).sqrt()
-
-
 def _hanley_mcneil() -> pl.Expr:
-    se = hanley_mcneil_se(_auc_from_ranks(), c.R_POS, c.R_NEG)
+    se = c.hanley_mcneil_se(_auc_from_ranks(), c.R_POS, c.R_NEG)
     return pl.when(c.R_NAN).then(NAN).otherwise(se)
 
 

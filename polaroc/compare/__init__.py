@@ -1,0 +1,29 @@
+"""Comparing models: statistical tests on per-fold (or per-data-set) tables, and DeLong's test.
+
+Each function reads a table of one metric value per (model, fold) — the output of
+:func:`polaroc.evaluate` — or, for DeLong's and the selection protocol, the log itself, and
+returns a lazy table of statistics, p-values and decisions.
+"""
+
+from polaroc.compare.across import friedman_test, mean_ranks, nemenyi_test, wilcoxon_test
+from polaroc.compare.delong import delong_test
+from polaroc.compare.paired import paired_ttest, test_agreement
+from polaroc.compare.selection import select_models
+from polaroc.compare.spread import se_vs_sd
+from polaroc.compare.twoway import anova, duncan, duncan_ranges, duncan_subsets
+
+__all__ = [
+    "anova",
+    "delong_test",
+    "duncan",
+    "duncan_ranges",
+    "duncan_subsets",
+    "friedman_test",
+    "mean_ranks",
+    "nemenyi_test",
+    "paired_ttest",
+    "se_vs_sd",
+    "select_models",
+    "test_agreement",
+    "wilcoxon_test",
+]

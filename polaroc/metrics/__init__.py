@@ -1,0 +1,56 @@
+"""Metrics: aggregating expressions and per-group tables read from a score log.
+
+Binary metrics (:mod:`~polaroc.metrics.binary`, :mod:`~polaroc.metrics.scored`) are
+expressions; the multiclass tables, ROC curves, fold-combined curves, operating points and
+the bootstrap are lazy per-group tables.
+"""
+
+from polaroc.metrics.binary import (
+    accuracy,
+    auc,
+    auc_se,
+    confusion,
+    cost,
+    error,
+    gini,
+    npv,
+    ppv,
+    sensitivity,
+    specificity,
+)
+from polaroc.metrics.curves import partial_auc, roc_curve, roc_points, trapezoid_auc
+from polaroc.metrics.fold_curves import average_roc, pooled_roc, pooling_table
+from polaroc.metrics.multiclass import multiclass_auc, pairwise_auc, proportion_correct
+from polaroc.metrics.operating import min_cost_point, neyman_pearson_point, youden_point
+from polaroc.metrics.resample import bootstrap
+from polaroc.metrics.scored import sauc, sauc_parts
+
+__all__ = [
+    "accuracy",
+    "auc",
+    "auc_se",
+    "average_roc",
+    "bootstrap",
+    "confusion",
+    "cost",
+    "error",
+    "gini",
+    "min_cost_point",
+    "multiclass_auc",
+    "neyman_pearson_point",
+    "npv",
+    "pairwise_auc",
+    "partial_auc",
+    "pooled_roc",
+    "pooling_table",
+    "ppv",
+    "proportion_correct",
+    "roc_curve",
+    "roc_points",
+    "sauc",
+    "sauc_parts",
+    "sensitivity",
+    "specificity",
+    "trapezoid_auc",
+    "youden_point",
+]

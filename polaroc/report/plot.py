@@ -1,0 +1,277 @@
+"""Figures of polaroc's tables (matplotlib; install with ``pip install 'polaroc[plot]'``).
+
+Each function takes tables polaroc returns (``DataFrame`` or ``LazyFrame``; a lazy
+table is collected here, at the end of the pipeline) and returns a
+``matplotlib.figure.Figure``, so notebooks can show it and the command line can save it.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import TYPE_CHECKING
+
+import polars as pl
+
+from polaroc._input import FrameLike
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
+
+__all__ = ["auc_distributions", "duncan_groups", "pairwise_heatmap", "roc_folds"]
+
+
+def _pyplot():
+    try:
+        import matplotlib.pyplot as plt
+    except ImportError as exc:  # pragma: no cover - exercised without the extra
+        msg = "plotting needs matplotlib: pip install 'polaroc[plot]'"
+        raise ImportError(msg) from exc
+    return plt
+
+
+def _frame(table: FrameLike) -> pl.DataFrame:
+    return table.collect() if isinstance(table, pl.LazyFrame) else table
+
+
+def _grid(n: int, width: float = 3.6, height: float = 3.4, max_cols: int = 4):
+    plt = _pyplot()
+    cols = min(n, max_cols)
+    rows = math.ceil(n / cols)
+    fig, axes = plt.subplots(
+        rows, cols, figsize=(width * cols, height * rows), squeeze=False, sharex=True, sharey=True
+    )
+    for ax in axes.flat[n:]:
+        ax.set_visible(False)
+    return fig, list(axes.flat[:n])
+
+
+def roc_folds(
+    folds: FrameLike,
+    pooled: FrameLike,
+    average: FrameLike,
+    *,
+    model: str = "model",
+    fold: str = "fold",
+) -> Figure:
+    """Per model: each fold's ROC curve, the pooled curve, and the vertical average with its band.
+
+    Bradley (1997) compares pooling the folds' scores into one curve with averaging
+    per-fold results; drawing both over the fold curves shows how far apart they are.
+
+    Parameters
+    ----------
+    folds
+        :func:`polaroc.roc_curve` per (model, fold): ``fpr``, ``tpr`` per point.
+    pooled
+        :func:`polaroc.pooled_roc` per model.
+    average
+        :func:`polaroc.average_roc` with ``method="vertical"`` per model: ``fpr``,
+        ``tpr``, ``tpr_sd``, ``tpr_low``, ``tpr_high``.
+    model, fold
+        Column names.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        One panel per model.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> import polaroc as pr
+    >>> from polaroc import plot
+    >>> log = pl.scan_parquet(pr.demo_log_path()).filter(pl.col("class") == "malignant")
+    >>> fig = plot.roc_folds(pr.roc_curve(log), pr.pooled_roc(log), pr.average_roc(log))
+    >>> len(fig.axes)
+    8
+    """
+    folds, pooled, average = _frame(folds), _frame(pooled), _frame(average)
+    models = sorted(folds[model].unique().to_list())
+    fig, axes = _grid(len(models))
+    for ax, name in zip(axes, models, strict=True):
+        for part in folds.filter(pl.col(model) == name).partition_by(fold, maintain_order=True):
+            ax.plot(part["fpr"], part["tpr"], color="0.75", lw=0.8, drawstyle="default")
+        avg = average.filter(pl.col(model) == name).sort("fpr")
+        ax.fill_between(
+            avg["fpr"],
+            avg["tpr_low"],
+            avg["tpr_high"],
+            color="tab:blue",
+            alpha=0.15,
+            lw=0,
+            label="fold band",
+        )
+        ax.plot(avg["fpr"], avg["tpr"], color="tab:blue", lw=1.6, label="vertical average")
+        pool = pooled.filter(pl.col(model) == name)
+        ax.plot(pool["fpr"], pool["tpr"], color="black", lw=1.2, ls="--", label="pooled")
+        ax.plot([0, 1], [0, 1], color="0.6", lw=0.6, ls=":")
+        ax.set_title(str(name))
+        ax.set_xlim(0, 1)
+        ax.set_ylim(0, 1.01)
+        ax.set_aspect("equal")
+    for ax in axes:
+        ax.set_xlabel("false positive rate")
+    axes[0].set_ylabel("true positive rate")
+    axes[0].legend(loc="lower right", fontsize="small", frameon=False)
+    fig.tight_layout()
+    return fig
+
+
+def auc_distributions(
+    table: FrameLike, *, metric: str = "auc", model: str = "model", higher_is_better: bool = True
+) -> Figure:
+    """Per-fold values of a metric for each model, side by side (as in Aslan et al.'s figures).
+
+    Models are ordered by their mean; each box shows the folds' spread and the dots
+    the folds themselves.
+
+    Parameters
+    ----------
+    table
+        A per-fold table (e.g. :func:`polaroc.evaluate`): one row per model and fold.
+    metric
+        The column to show.
+    model
+        The model column.
+    higher_is_better
+        Order the best model first (highest mean if True, lowest otherwise).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> from polaroc import plot
+    >>> table = pl.DataFrame({
+    ...     "model": ["a"] * 3 + ["b"] * 3,
+    ...     "auc": [0.8, 0.82, 0.79, 0.7, 0.74, 0.71],
+    ... })
+    >>> plot.auc_distributions(table).axes[0].get_ylabel()
+    'auc'
+    """
+    plt = _pyplot()
+    df = _frame(table).filter(pl.col(metric).is_not_null())
+    means = df.group_by(model).agg(pl.col(metric).mean()).sort(metric, descending=higher_is_better)
+    names = means[model].to_list()
+    values = [df.filter(pl.col(model) == n)[metric].to_numpy() for n in names]
+    fig, ax = plt.subplots(figsize=(max(4.0, 0.9 * len(names) + 1.5), 3.8))
+    ax.boxplot(values, tick_labels=[str(n) for n in names], widths=0.5, showfliers=False)
+    for i, v in enumerate(values, start=1):
+        jitter = (pl.int_range(len(v), eager=True).to_numpy() % 5 - 2) * 0.04
+        ax.plot(i + jitter, v, "o", ms=3, color="tab:blue", alpha=0.7)
+    ax.set_ylabel(metric)
+    ax.set_title(f"{metric} per fold")
+    ax.tick_params(axis="x", rotation=30)
+    fig.tight_layout()
+    return fig
+
+
+def duncan_groups(duncan: FrameLike, *, model: str = "model") -> Figure:
+    """Duncan's homogeneous subsets drawn over the ranked model means.
+
+    Models are placed by rank with their mean; each letter of the ``groups`` column
+    is a subset of means not significantly different, drawn as a bar spanning its
+    models (``a`` is the subset holding the highest mean), as in Bradley's (1997)
+    Tables 2–7.
+
+    Parameters
+    ----------
+    duncan
+        :func:`polaroc.duncan`'s table: ``model``, ``mean``, ``rank``, ``groups``.
+    model
+        The model column.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> from polaroc import plot
+    >>> table = pl.DataFrame({"model": ["x", "y", "z"], "mean": [0.9, 0.88, 0.7],
+    ...                       "rank": [1, 2, 3], "groups": ["a", "a", "b"]})
+    >>> [t.get_text() for t in plot.duncan_groups(table).axes[0].get_xticklabels()]
+    ['x', 'y', 'z']
+    """
+    plt = _pyplot()
+    df = _frame(duncan).sort("rank")
+    names = [str(n) for n in df[model]]
+    means = df["mean"].to_numpy()
+    groups = [g or "" for g in df["groups"]]
+    letters = list(dict.fromkeys(ch for g in groups for ch in g))  # a, b, ... by rank
+    fig, ax = plt.subplots(figsize=(max(4.0, 0.9 * len(names) + 1.5), 4.0))
+    x = range(len(names))
+    ax.plot(x, means, "o", color="black")
+    span = float(means.max() - means.min()) or 1.0
+    base = float(means.min()) - 0.08 * span
+    for k, letter in enumerate(letters):
+        members = [i for i, g in enumerate(groups) if letter in g]
+        y = base - k * 0.07 * span
+        ax.plot([min(members) - 0.2, max(members) + 0.2], [y, y], lw=4, solid_capstyle="round")
+        ax.text(max(members) + 0.3, y, letter, va="center", fontsize="small")
+    for i, (m, g) in enumerate(zip(means, groups, strict=True)):
+        ax.annotate(g, (i, m), textcoords="offset points", xytext=(0, 7), ha="center")
+    ax.set_xticks(list(x), names, rotation=30)
+    ax.set_ylabel("mean")
+    ax.set_title("Duncan's multiple range test: homogeneous subsets")
+    fig.tight_layout()
+    return fig
+
+
+def pairwise_heatmap(pairwise: FrameLike, *, model: str = "model", value: str = "a") -> Figure:
+    """Hand & Till's pairwise separabilities A(i, j) as one heat map per model.
+
+    Shows which pairs of classes a model separates well even when its M (the mean
+    of the map's upper triangle) is mediocre (Hand & Till 2001, §4).
+
+    Parameters
+    ----------
+    pairwise
+        :func:`polaroc.pairwise_auc`'s table, averaged over folds or for one fold:
+        ``class_i``, ``class_j`` and the value column, per model (rows of the same
+        pair are averaged).
+    model
+        The model column (a table without it is drawn as one map).
+    value
+        The separability column to draw (``a``, ``a_i_j`` or ``a_j_i``).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> from polaroc import plot
+    >>> table = pl.DataFrame({"class_i": [0, 0, 1], "class_j": [1, 2, 2], "a": [0.9, 0.8, 0.6]})
+    >>> len(plot.pairwise_heatmap(table).axes)
+    2
+    """
+    df = _frame(pairwise)
+    if model not in df.columns:
+        df = df.with_columns(pl.lit("all").alias(model))
+    cells = df.group_by(model, "class_i", "class_j").agg(pl.col(value).mean())
+    classes = sorted(set(cells["class_i"].to_list()) | set(cells["class_j"].to_list()), key=str)
+    index = {c: k for k, c in enumerate(classes)}
+    models = sorted(cells[model].unique().to_list(), key=str)
+    fig, axes = _grid(len(models), width=3.8, height=3.4)
+    lowest = cells[value].drop_nans().min()
+    # Chance (0.5) at the bottom of the scale unless every pair does better.
+    vmin = max(0.5, math.floor((lowest if lowest is not None else 0.5) * 20) / 20)
+    vmin = min(vmin, 0.95)
+    image = None
+    for ax, name in zip(axes, models, strict=True):
+        grid = [[math.nan] * len(classes) for _ in classes]
+        for ci, cj, a in (
+            cells.filter(pl.col(model) == name).select("class_i", "class_j", value).iter_rows()
+        ):
+            grid[index[ci]][index[cj]] = grid[index[cj]][index[ci]] = a
+        image = ax.imshow(grid, vmin=vmin, vmax=1.0, cmap="viridis")
+        ax.set_xticks(range(len(classes)), [str(c) for c in classes], rotation=90)
+        ax.set_yticks(range(len(classes)), [str(c) for c in classes])
+        ax.set_title(f"{name}: A(i, j)")
+    fig.colorbar(image, ax=axes, shrink=0.8)
+    return fig
