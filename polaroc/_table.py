@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 import polars as pl
 
@@ -51,6 +51,55 @@ def over(expr: pl.Expr, by: list[str], **kwargs: Any) -> pl.Expr:
     if not by and not kwargs:
         return expr
     return expr.over(by or None, **kwargs)
+
+
+Adjust = Literal["holm", "bonferroni"] | None
+"""Multiple-comparison adjustment of a frequentist pairwise table's p-values."""
+
+
+def check_adjust(adjust: str | None) -> None:
+    """Raise ``ValueError`` unless ``adjust`` is ``"holm"``, ``"bonferroni"`` or ``None``."""
+    if adjust not in (None, "holm", "bonferroni"):
+        msg = f"adjust must be 'holm', 'bonferroni' or None, got {adjust!r}"
+        raise ValueError(msg)
+
+
+def adjust_p(p: pl.Expr, by: list[str], adjust: str) -> pl.Expr:
+    """Holm- or Bonferroni-adjusted p-values across the rows (model pairs) of each ``by`` group.
+
+    Holm (1979): with the m usable p-values of a group sorted ascending,
+    p_adj(i) = max_{j <= i} min(1, (m − j + 1) p(j)); Bonferroni: min(1, m p).
+    NaN and null p-values take no part (they do not count in m) and stay NaN/null.
+    Equals ``statsmodels.stats.multitest.multipletests(p, method="holm"/"bonferroni")``.
+    """
+    check_adjust(adjust)
+    usable = pl.when(p.is_not_nan()).then(p)
+    m = over(usable.count(), by)
+    if adjust == "bonferroni":
+        scaled = m * usable
+    else:
+        rank = over(usable.rank("ordinal"), by)
+        scaled = over(((m - rank + 1) * usable).cum_max(), by, order_by=usable)
+    return pl.when(p.is_nan()).then(p).otherwise(pl.min_horizontal(scaled, 1.0))
+
+
+def decision(p: pl.Expr, alpha: float) -> pl.Expr:
+    """``p <= alpha``; null when the p-value is null or NaN (NaN is never a decision)."""
+    return pl.when(p.is_not_nan()).then(p <= alpha)
+
+
+def with_adjusted(
+    out: pl.LazyFrame, columns: list[str], by: list[str], alpha: float, adjust: str | None
+) -> pl.LazyFrame:
+    """Select ``columns`` plus ``reject`` (and ``p_adjusted`` with ``adjust``) from ``out``.
+
+    ``out`` needs a ``p_value`` column; ``reject`` is based on ``p_adjusted`` when
+    ``adjust`` is given, else on ``p_value``. Shared by every frequentist pairwise table.
+    """
+    if adjust is None:
+        return out.select(*columns, reject=decision(pl.col("p_value"), alpha))
+    out = out.with_columns(p_adjusted=adjust_p(pl.col("p_value"), by, adjust))
+    return out.select(*columns, "p_adjusted", reject=decision(pl.col("p_adjusted"), alpha))
 
 
 def check_alpha(alpha: float) -> None:

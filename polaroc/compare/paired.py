@@ -11,17 +11,23 @@ rates, and their headline result (§IV-B) is how often the two tests agree.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import Literal
 
 import polars as pl
 
 from polaroc._dist import t_ppf, t_sf
 from polaroc._input import ColumnLike, FrameLike
-from polaroc._table import ROUNDING, VALUE, FoldTable, check_alpha, over, read_fold_table
+from polaroc._table import (
+    ROUNDING,
+    VALUE,
+    Adjust,
+    FoldTable,
+    check_adjust,
+    check_alpha,
+    read_fold_table,
+    with_adjusted,
+)
 
 __all__ = ["paired_ttest", "test_agreement"]
-
-Adjust = Literal["holm", "bonferroni"] | None
 
 
 def _fold_differences(ft: FoldTable) -> pl.LazyFrame:
@@ -36,27 +42,6 @@ def _fold_differences(ft: FoldTable) -> pl.LazyFrame:
     diff = (pl.col("_pr_a") - pl.col("_pr_b")).alias("_pr_diff")
     columns = [*ft.by, "model_a", "model_b", ft.fold, "_pr_a", "_pr_b", diff]
     return pairs.select(columns).drop_nulls("_pr_diff")
-
-
-def _adjusted(p: pl.Expr, by: list[str], adjust: str) -> pl.Expr:
-    # Across the pairs of one by group. Holm (1979): with the m p-values sorted
-    # ascending, p_adj(i) = max_{j <= i} min(1, (m − j + 1) p(j)); Bonferroni: m p.
-    usable = pl.when(p.is_not_nan()).then(p)  # NaN and null p-values take no part
-    m = over(usable.count(), by)
-    if adjust == "bonferroni":
-        scaled = m * usable
-    elif adjust == "holm":
-        rank = over(usable.rank("ordinal"), by)
-        scaled = over(((m - rank + 1) * usable).cum_max(), by, order_by=usable)
-    else:
-        msg = f"adjust must be 'holm', 'bonferroni' or None, got {adjust!r}"
-        raise ValueError(msg)
-    return pl.when(p.is_nan()).then(p).otherwise(pl.min_horizontal(scaled, 1.0))
-
-
-def _decision(p: pl.Expr, alpha: float) -> pl.Expr:
-    """``p <= alpha``; null when the p-value is null or NaN."""
-    return pl.when(p.is_not_nan()).then(p <= alpha)
 
 
 def paired_ttest(
@@ -172,8 +157,7 @@ def paired_ttest(
     if test_train_ratio is not None and not test_train_ratio >= 0:
         msg = f"test_train_ratio must be n_test / n_train >= 0, got {test_train_ratio!r}"
         raise ValueError(msg)
-    if adjust is not None:
-        _adjusted(pl.lit(0.0), [], adjust)  # validate the name at call time
+    check_adjust(adjust)
     ft = read_fold_table(table, metric=metric, by=by, model=model, fold=fold, dataset=dataset)
     keys = [*ft.by, "model_a", "model_b"]
     d = pl.col("_pr_diff")
@@ -213,11 +197,7 @@ def _t_columns(
     )
     out = out.with_columns(p_value=2.0 * t_sf(pl.col("t").abs(), pl.col("df")))
     columns = [*keys, "k", "mean_diff", "sd_diff", "t", "df", "p_value", "ci_low", "ci_high"]
-    if adjust is None:
-        return out.select(*columns, reject=_decision(pl.col("p_value"), alpha))
-    by = keys[:-2]
-    out = out.with_columns(p_adjusted=_adjusted(pl.col("p_value"), by, adjust))
-    return out.select(*columns, "p_adjusted", reject=_decision(pl.col("p_adjusted"), alpha))
+    return with_adjusted(out, columns, keys[:-2], alpha, adjust)
 
 
 def test_agreement(
