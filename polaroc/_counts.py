@@ -186,12 +186,17 @@ def reduce_ranks(score: pl.Expr, positive: pl.Expr, reduction: pl.Expr) -> pl.Ex
     return rank_stats(score, positive).list.eval(reduction).list.first()
 
 
-def threshold_counts(score: pl.Expr, positive: pl.Expr) -> pl.Expr:
+def threshold_counts(score: pl.Expr, positive: pl.Expr, weight: pl.Expr | None = None) -> pl.Expr:
     """Return, per group, the ascending list of ``{threshold, cpos, cneg, pos, neg}``.
 
     ``score`` must be a non-null ``Float64`` and ``positive`` a non-null ``Boolean``
-    (see ``_input.binary_expr``). All counts are ``Int64``.
+    (see ``_input.binary_expr``). All counts are ``Int64``. With a ``weight``
+    (non-null, non-negative ``Float64``) the counts are sums of case weights
+    (``Float64``), as scikit-learn's ``_binary_clf_curve`` with ``sample_weight``: every
+    reduction written with ``POS``, ``NEG``, ... then gives the weighted quantity.
     """
+    if weight is not None:
+        return _weighted_threshold_counts(score, positive, weight)
     rows = sorted_rows(score, positive)
     x = _E.struct.field("threshold")
     last_of_tie = x.ne_missing(x.shift(-1))
@@ -213,9 +218,36 @@ def threshold_counts(score: pl.Expr, positive: pl.Expr) -> pl.Expr:
     return rows.list.eval(collapse)
 
 
-def reduce_counts(score: pl.Expr, positive: pl.Expr, reduction: pl.Expr) -> pl.Expr:
-    """Evaluate ``reduction`` (written with ``POS``, ``NEG``, ...) over a group's counts."""
-    return threshold_counts(score, positive).list.agg(reduction)
+def _weighted_threshold_counts(score: pl.Expr, positive: pl.Expr, weight: pl.Expr) -> pl.Expr:
+    # The same ordering as the unweighted counts; the running sums add weights, and
+    # the negatives' sum is accumulated on its own (not total − positives) so that a
+    # class's count is exact when the other class's weights are large.
+    rows = pl.struct(threshold=score, positive=positive, weight=weight).implode()
+    x, w = _E.struct.field("threshold"), _F("weight")
+    last_of_tie = x.ne_missing(x.shift(-1))
+    collapse = (
+        _E.struct.with_fields(
+            cpos=pl.when(_F("positive")).then(w).otherwise(0.0).cum_sum(),
+            cneg=pl.when(_F("positive")).then(0.0).otherwise(w).cum_sum(),
+        )
+        .filter(last_of_tie)
+        .struct.with_fields(
+            pos=_F("cpos") - _F("cpos").shift(1, fill_value=0.0),
+            neg=_F("cneg") - _F("cneg").shift(1, fill_value=0.0),
+        )
+        .struct.drop(["positive", "weight"])
+    )
+    return rows.list.eval(_E.sort_by(x)).list.eval(collapse)
+
+
+def reduce_counts(
+    score: pl.Expr, positive: pl.Expr, reduction: pl.Expr, weight: pl.Expr | None = None
+) -> pl.Expr:
+    """Evaluate ``reduction`` (written with ``POS``, ``NEG``, ...) over a group's counts.
+
+    With a ``weight`` the counts are sums of case weights (see :func:`threshold_counts`).
+    """
+    return threshold_counts(score, positive, weight).list.agg(reduction)
 
 
 # Reductions shared by several metrics (all over one group's counts).

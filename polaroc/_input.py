@@ -95,14 +95,41 @@ def as_indicator(expr: pl.Expr, dtype: pl.DataType) -> tuple[pl.Expr, pl.Expr | 
     raise TypeError(msg)
 
 
+def as_weight(expr: pl.Expr, dtype: pl.DataType) -> tuple[pl.Expr, pl.Expr]:
+    """Return ``(weight, check)`` for a case-weight column: ``Float64`` and a run-time check.
+
+    A weight must be numeric (else ``TypeError`` at plan time); ``check`` raises at run
+    time, naming the column, if a weight is negative, NaN or infinite. Null weights are
+    allowed (the caller drops those rows).
+    """
+    if not dtype.is_numeric():
+        msg = (
+            f"weight column {describe(expr)} has dtype {dtype}; case weights must be "
+            "numeric and non-negative. Cast it first, e.g. pl.col(...).cast(pl.Float64)."
+        )
+        raise TypeError(msg)
+    w = expr.cast(pl.Float64)
+    return w, fail_if((~(w >= 0.0) | w.is_infinite()).any(), weight_message(describe(expr)))
+
+
+def weight_message(name: str) -> str:
+    """The error for a bad case weight (negative, NaN or infinite) in column ``name``."""
+    return (
+        f"polaroc: the weight column {name} holds a negative, NaN or infinite value; case "
+        "weights must be finite and >= 0 (a null weight drops its row), "
+        f"e.g. filter with pl.col({name}).is_finite() & (pl.col({name}) >= 0)."
+    )
+
+
 def binary_expr(
     score: ColumnLike,
     positive: ColumnLike,
-    build: Callable[[pl.Expr, pl.Expr], pl.Expr],
+    build: Callable[..., pl.Expr],
     *,
     name: str,
     if_nan: pl.Expr | float | None = NAN,
     raw: bool = False,
+    weight: ColumnLike | None = None,
 ) -> pl.Expr:
     """Build an aggregating binary metric with the contract's input policies.
 
@@ -116,15 +143,30 @@ def binary_expr(
     itself; only the dtype checks and the 0/1 check are added here. (Filtering both
     columns and scanning for NaN inside an aggregation cost about half a sort; a
     metric that sorts anyway does both more cheaply on its sorted rows.)
+
+    With a ``weight`` (case weights), ``build(score, positive, weight)`` receives a
+    third argument, the ``Float64`` weights of the kept rows, and ``raw`` is ignored:
+    rows with a null weight are dropped like null scores, rows of weight 0 are dropped
+    (so weight 0 is the row removed; a NaN score still makes the group NaN), and a
+    negative, NaN or infinite weight raises at run time naming the column.
     """
     score_in = to_expr(score, argument="score")
     positive_in = to_expr(positive, argument="positive")
+    inputs_in = [score_in, positive_in]
+    if weight is not None:
+        inputs_in.append(to_expr(weight, argument="weight"))
 
     def plan(inputs: list[tuple[pl.Expr, pl.DataType]]) -> pl.Expr:
-        (s, s_dtype), (p, p_dtype) = inputs
+        (s, s_dtype), (p, p_dtype) = inputs[:2]
         s = as_score(s, s_dtype)
         p, check = as_indicator(p, p_dtype)
-        if raw:
+        if len(inputs) == 3:
+            w, w_check = as_weight(*inputs[2])
+            keep = s.is_not_null() & p.is_not_null() & ((w > 0.0) | (s.is_nan() & w.is_not_null()))
+            s, p, w = s.filter(keep), p.filter(keep), w.filter(keep)
+            value = pl.when(s.nan_max().is_nan()).then(if_nan).otherwise(build(s, p, w))
+            check = w_check if check is None else check & w_check
+        elif raw:
             value = build(s, p)
         else:
             keep = s.is_not_null() & p.is_not_null()
@@ -133,7 +175,7 @@ def binary_expr(
             value = pl.when(s.nan_max().is_nan()).then(if_nan).otherwise(build(s, p))
         return value if check is None else pl.when(check).then(value)
 
-    return pl.pipe_with_dtype([score_in, positive_in], plan).alias(name)
+    return pl.pipe_with_dtype(inputs_in, plan).alias(name)
 
 
 # --------------------------------------------------------------------------- frames

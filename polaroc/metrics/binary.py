@@ -47,7 +47,14 @@ def _from_ranks(reduction: pl.Expr) -> Callable[[pl.Expr, pl.Expr], pl.Expr]:
     return lambda s, p: c.reduce_ranks(s, p, reduction)
 
 
-def auc(score: ColumnLike, positive: ColumnLike) -> pl.Expr:
+def _weighted_auc(s: pl.Expr, p: pl.Expr, w: pl.Expr) -> pl.Expr:
+    # Each (positive, negative) pair weighted w₊·w₋, ties ½: the Mann–Whitney count
+    # over the weighted counts at thresholds, divided by W₊·W₋.
+    both = (c.N_POS > 0) & (c.N_NEG > 0)
+    return c.reduce_counts(s, p, pl.when(both).then(c.AUC), w)
+
+
+def auc(score: ColumnLike, positive: ColumnLike, *, weight: ColumnLike | None = None) -> pl.Expr:
     """Area under the ROC curve: the Mann–Whitney probability of correct ranking.
 
     AUC = P(score of a positive > score of a negative) + ½ P(tie), over all
@@ -64,12 +71,20 @@ def auc(score: ColumnLike, positive: ColumnLike) -> pl.Expr:
     positive
         Boolean column (or 0/1 integers) marking the positive samples. Note the
         order: score first, unlike scikit-learn's ``roc_auc_score(y_true, y_score)``.
+    weight
+        Optional case weights (column name or expression; finite, ``>= 0``). Each
+        (positive, negative) pair then counts with weight w₊·w₋ (ties ½) and the sum
+        is divided by W₊·W₋, the product of the classes' total weights: scikit-learn's
+        ``roc_auc_score(y_true, y_score, sample_weight=w)``. Integer weights equal
+        repeating rows; a null weight drops the row; a negative, NaN or infinite
+        weight raises an error naming the column when the query runs.
 
     Returns
     -------
     pl.Expr
-        ``Float64`` named ``auc``: null for a group without positives or negatives,
-        NaN if the group holds a NaN score.
+        ``Float64`` named ``auc``: null for a group without positives or negatives
+        (or whose positives or negatives all have weight 0), NaN if the group holds a
+        NaN score.
 
     Examples
     --------
@@ -90,14 +105,32 @@ def auc(score: ColumnLike, positive: ColumnLike) -> pl.Expr:
     │ a     ┆ 0.75  │
     │ b     ┆ 0.875 │
     └───────┴───────┘
+
+    Weighted (a weight of 2 counts the row twice):
+
+    >>> df.with_columns(w=pl.Series([2.0, 1.0, 1.0, 1.0] * 2)).group_by("model").agg(
+    ...     pr.auc("score", "label", weight="w")
+    ... ).sort("model")
+    shape: (2, 2)
+    ┌───────┬──────────┐
+    │ model ┆ auc      │
+    │ ---   ┆ ---      │
+    │ str   ┆ f64      │
+    ╞═══════╪══════════╡
+    │ a     ┆ 0.833333 │
+    │ b     ┆ 0.916667 │
+    └───────┴──────────┘
     """
+    if weight is not None:
+        return binary_expr(score, positive, _weighted_auc, name="auc", weight=weight)
     return binary_expr(score, positive, _from_ranks(_auc_from_ranks()), name="auc", raw=True)
 
 
-def gini(score: ColumnLike, positive: ColumnLike) -> pl.Expr:
+def gini(score: ColumnLike, positive: ColumnLike, *, weight: ColumnLike | None = None) -> pl.Expr:
     """Gini coefficient (Somers' D of score on label): ``2 · AUC − 1``.
 
-    Same arguments, null and NaN rules as :func:`auc`.
+    Same arguments (including ``weight``: 2 · the weighted AUC − 1), null and NaN
+    rules as :func:`auc`.
 
     Examples
     --------
@@ -114,6 +147,9 @@ def gini(score: ColumnLike, positive: ColumnLike) -> pl.Expr:
     │ 0.5  │
     └──────┘
     """
+    if weight is not None:
+        weighted = lambda s, p, w: 2.0 * _weighted_auc(s, p, w) - 1.0  # noqa: E731
+        return binary_expr(score, positive, weighted, name="gini", weight=weight)
     build = _from_ranks(2.0 * _auc_from_ranks() - 1.0)
     return binary_expr(score, positive, build, name="gini", raw=True)
 
@@ -199,8 +235,17 @@ def auc_se(
 # ------------------------------------------------------------------ at a threshold
 
 
-def _confusion_counts(s: pl.Expr, p: pl.Expr, threshold: float | pl.Expr) -> dict[str, pl.Expr]:
+def _confusion_counts(
+    s: pl.Expr, p: pl.Expr, threshold: float | pl.Expr, w: pl.Expr | None = None
+) -> dict[str, pl.Expr]:
     predicted = s >= threshold
+    if w is not None:  # weighted counts: sums of the case weights in each cell
+        return {
+            "tp": pl.when(predicted & p).then(w).otherwise(0.0).sum(),
+            "fp": pl.when(predicted & ~p).then(w).otherwise(0.0).sum(),
+            "tn": pl.when(~predicted & ~p).then(w).otherwise(0.0).sum(),
+            "fn": pl.when(~predicted & p).then(w).otherwise(0.0).sum(),
+        }
     return {
         "tp": (predicted & p).sum().cast(pl.Int64),
         "fp": (predicted & ~p).sum().cast(pl.Int64),
@@ -210,7 +255,11 @@ def _confusion_counts(s: pl.Expr, p: pl.Expr, threshold: float | pl.Expr) -> dic
 
 
 def confusion(
-    score: ColumnLike, positive: ColumnLike, *, threshold: float | pl.Expr = 0.5
+    score: ColumnLike,
+    positive: ColumnLike,
+    *,
+    threshold: float | pl.Expr = 0.5,
+    weight: ColumnLike | None = None,
 ) -> pl.Expr:
     """Confusion counts at a threshold: a struct of ``tp``, ``fp``, ``tn``, ``fn``.
 
@@ -223,12 +272,18 @@ def confusion(
         As for :func:`auc`.
     threshold
         A number, or a scalar expression (e.g. ``pl.col("score").median()``).
+    weight
+        Optional case weights (see :func:`auc`): each cell is then the sum of its
+        samples' weights, and the four fields are ``Float64`` instead of ``Int64``
+        (weights need not be integers), as scikit-learn's
+        ``confusion_matrix(..., sample_weight=w)``.
 
     Returns
     -------
     pl.Expr
-        Struct of four ``Int64`` fields named ``confusion``; a null struct if the
-        group holds a NaN score (a NaN has no side of the threshold).
+        Struct of four ``Int64`` fields (``Float64`` when weighted) named
+        ``confusion``; a null struct if the group holds a NaN score (a NaN has no side
+        of the threshold).
 
     Examples
     --------
@@ -248,9 +303,10 @@ def confusion(
     return binary_expr(
         score,
         positive,
-        lambda s, p: pl.struct(**_confusion_counts(s, p, threshold)),
+        lambda s, p, w=None: pl.struct(**_confusion_counts(s, p, threshold, w)),
         name="confusion",
         if_nan=None,
+        weight=weight,
     )
 
 
@@ -261,18 +317,23 @@ def _rate(
     numerator: tuple[str, ...],
     denominator: tuple[str, ...],
     name: str,
+    weight: ColumnLike | None = None,
 ) -> pl.Expr:
-    def build(s: pl.Expr, p: pl.Expr) -> pl.Expr:
-        k = _confusion_counts(s, p, threshold)
+    def build(s: pl.Expr, p: pl.Expr, w: pl.Expr | None = None) -> pl.Expr:
+        k = _confusion_counts(s, p, threshold, w)
         num = pl.sum_horizontal(k[f] for f in numerator)
         den = pl.sum_horizontal(k[f] for f in denominator)
         return pl.when(den > 0).then(num / den)
 
-    return binary_expr(score, positive, build, name=name)
+    return binary_expr(score, positive, build, name=name, weight=weight)
 
 
 def accuracy(
-    score: ColumnLike, positive: ColumnLike, *, threshold: float | pl.Expr = 0.5
+    score: ColumnLike,
+    positive: ColumnLike,
+    *,
+    threshold: float | pl.Expr = 0.5,
+    weight: ColumnLike | None = None,
 ) -> pl.Expr:
     """Accuracy: ``(Tp + Tn) / n`` at a threshold (Bradley 1997, eq. 1).
 
@@ -284,6 +345,8 @@ def accuracy(
         As for :func:`auc`.
     threshold
         A number, or a scalar expression.
+    weight
+        Optional case weights (see :func:`auc`): the counts are sums of weights.
 
     Returns
     -------
@@ -306,10 +369,18 @@ def accuracy(
     │ 0.75     │
     └──────────┘
     """
-    return _rate(score, positive, threshold, ("tp", "tn"), ("tp", "fp", "tn", "fn"), "accuracy")
+    return _rate(
+        score, positive, threshold, ("tp", "tn"), ("tp", "fp", "tn", "fn"), "accuracy", weight
+    )
 
 
-def error(score: ColumnLike, positive: ColumnLike, *, threshold: float | pl.Expr = 0.5) -> pl.Expr:
+def error(
+    score: ColumnLike,
+    positive: ColumnLike,
+    *,
+    threshold: float | pl.Expr = 0.5,
+    weight: ColumnLike | None = None,
+) -> pl.Expr:
     """Error rate: ``(Fp + Fn) / n``, one minus the accuracy at a threshold (Bradley 1997, eq. 1).
 
     A sample is predicted positive iff ``score >= threshold``.
@@ -320,6 +391,8 @@ def error(score: ColumnLike, positive: ColumnLike, *, threshold: float | pl.Expr
         As for :func:`auc`.
     threshold
         A number, or a scalar expression.
+    weight
+        Optional case weights (see :func:`auc`): the counts are sums of weights.
 
     Returns
     -------
@@ -342,11 +415,17 @@ def error(score: ColumnLike, positive: ColumnLike, *, threshold: float | pl.Expr
     │ 0.25  │
     └───────┘
     """
-    return _rate(score, positive, threshold, ("fp", "fn"), ("tp", "fp", "tn", "fn"), "error")
+    return _rate(
+        score, positive, threshold, ("fp", "fn"), ("tp", "fp", "tn", "fn"), "error", weight
+    )
 
 
 def sensitivity(
-    score: ColumnLike, positive: ColumnLike, *, threshold: float | pl.Expr = 0.5
+    score: ColumnLike,
+    positive: ColumnLike,
+    *,
+    threshold: float | pl.Expr = 0.5,
+    weight: ColumnLike | None = None,
 ) -> pl.Expr:
     """Sensitivity (true positive rate, recall): ``Tp / Cp`` at a threshold (Bradley 1997, eq. 2).
 
@@ -358,6 +437,8 @@ def sensitivity(
         As for :func:`auc`.
     threshold
         A number, or a scalar expression.
+    weight
+        Optional case weights (see :func:`auc`): the counts are sums of weights.
 
     Returns
     -------
@@ -380,11 +461,15 @@ def sensitivity(
     │ 1.0         │
     └─────────────┘
     """
-    return _rate(score, positive, threshold, ("tp",), ("tp", "fn"), "sensitivity")
+    return _rate(score, positive, threshold, ("tp",), ("tp", "fn"), "sensitivity", weight)
 
 
 def specificity(
-    score: ColumnLike, positive: ColumnLike, *, threshold: float | pl.Expr = 0.5
+    score: ColumnLike,
+    positive: ColumnLike,
+    *,
+    threshold: float | pl.Expr = 0.5,
+    weight: ColumnLike | None = None,
 ) -> pl.Expr:
     """Specificity (true negative rate): ``Tn / Cn`` at a threshold (Bradley 1997, eq. 3).
 
@@ -396,6 +481,8 @@ def specificity(
         As for :func:`auc`.
     threshold
         A number, or a scalar expression.
+    weight
+        Optional case weights (see :func:`auc`): the counts are sums of weights.
 
     Returns
     -------
@@ -418,10 +505,16 @@ def specificity(
     │ 0.5         │
     └─────────────┘
     """
-    return _rate(score, positive, threshold, ("tn",), ("tn", "fp"), "specificity")
+    return _rate(score, positive, threshold, ("tn",), ("tn", "fp"), "specificity", weight)
 
 
-def ppv(score: ColumnLike, positive: ColumnLike, *, threshold: float | pl.Expr = 0.5) -> pl.Expr:
+def ppv(
+    score: ColumnLike,
+    positive: ColumnLike,
+    *,
+    threshold: float | pl.Expr = 0.5,
+    weight: ColumnLike | None = None,
+) -> pl.Expr:
     """Positive predictive value (precision): ``Tp / Rp`` at a threshold (Bradley 1997, eq. 4).
 
     A sample is predicted positive iff ``score >= threshold``.
@@ -432,6 +525,8 @@ def ppv(score: ColumnLike, positive: ColumnLike, *, threshold: float | pl.Expr =
         As for :func:`auc`.
     threshold
         A number, or a scalar expression.
+    weight
+        Optional case weights (see :func:`auc`): the counts are sums of weights.
 
     Returns
     -------
@@ -454,10 +549,16 @@ def ppv(score: ColumnLike, positive: ColumnLike, *, threshold: float | pl.Expr =
     │ 0.666667 │
     └──────────┘
     """
-    return _rate(score, positive, threshold, ("tp",), ("tp", "fp"), "ppv")
+    return _rate(score, positive, threshold, ("tp",), ("tp", "fp"), "ppv", weight)
 
 
-def npv(score: ColumnLike, positive: ColumnLike, *, threshold: float | pl.Expr = 0.5) -> pl.Expr:
+def npv(
+    score: ColumnLike,
+    positive: ColumnLike,
+    *,
+    threshold: float | pl.Expr = 0.5,
+    weight: ColumnLike | None = None,
+) -> pl.Expr:
     """Negative predictive value: ``Tn / Rn`` at a threshold (Bradley 1997, eq. 5).
 
     A sample is predicted positive iff ``score >= threshold``.
@@ -468,6 +569,8 @@ def npv(score: ColumnLike, positive: ColumnLike, *, threshold: float | pl.Expr =
         As for :func:`auc`.
     threshold
         A number, or a scalar expression.
+    weight
+        Optional case weights (see :func:`auc`): the counts are sums of weights.
 
     Returns
     -------
@@ -490,7 +593,7 @@ def npv(score: ColumnLike, positive: ColumnLike, *, threshold: float | pl.Expr =
     │ 1.0 │
     └─────┘
     """
-    return _rate(score, positive, threshold, ("tn",), ("tn", "fn"), "npv")
+    return _rate(score, positive, threshold, ("tn",), ("tn", "fn"), "npv", weight)
 
 
 def cost(
@@ -501,6 +604,7 @@ def cost(
     cost_fp: float = 1.0,
     cost_fn: float = 1.0,
     normalize: bool = False,
+    weight: ColumnLike | None = None,
 ) -> pl.Expr:
     """Misclassification cost at a threshold: ``Fp · C_Fp + Fn · C_Fn`` (Bradley 1997, eq. 6).
 
@@ -515,6 +619,9 @@ def cost(
     normalize
         Divide by the number of samples (expected cost per sample) instead of
         returning the total of eq. 6.
+    weight
+        Optional case weights (see :func:`auc`): ``Fp`` and ``Fn`` are sums of weights
+        and ``normalize`` divides by the total weight.
 
     Returns
     -------
@@ -537,12 +644,12 @@ def cost(
     └──────┘
     """
 
-    def build(s: pl.Expr, p: pl.Expr) -> pl.Expr:
-        k = _confusion_counts(s, p, threshold)
+    def build(s: pl.Expr, p: pl.Expr, w: pl.Expr | None = None) -> pl.Expr:
+        k = _confusion_counts(s, p, threshold, w)
         total = k["fp"] * float(cost_fp) + k["fn"] * float(cost_fn)
         if not normalize:
             return total
-        n = s.len()
+        n = s.len() if w is None else w.sum()
         return pl.when(n > 0).then(total / n)
 
-    return binary_expr(score, positive, build, name="cost")
+    return binary_expr(score, positive, build, name="cost", weight=weight)
