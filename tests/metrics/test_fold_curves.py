@@ -1,15 +1,12 @@
-"""Fold assignment, and pooled and averaged curves across folds, against numpy and sklearn."""
+"""Pooled and averaged curves across folds, against numpy and sklearn."""
 
 from __future__ import annotations
 
 import math
-from collections import Counter
 
 import numpy as np
 import polars as pl
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
 from sklearn.metrics import roc_auc_score
 from sklearn.metrics import roc_curve as sk_roc_curve
 
@@ -36,60 +33,6 @@ def fold_arrays(df: pl.DataFrame, model: str):
     part = df.filter(pl.col("model") == model)
     for (_,), f in sorted(part.partition_by("fold", as_dict=True).items()):
         yield f["score"].to_numpy(), f["label"].to_numpy()
-
-
-# ------------------------------------------------------------------ stratified folds
-
-
-@given(
-    st.lists(st.sampled_from(["x", "y", "z", None]), min_size=1, max_size=120),
-    st.integers(2, 8),
-    st.integers(0, 2**31),
-)
-@settings(max_examples=50)
-def test_stratified_folds_keep_each_label_share_within_one(labels, k, seed):
-    df = pl.DataFrame({"label": labels}, schema={"label": pl.String})
-    out = df.with_columns(pr.stratified_folds("label", k=k, seed=seed))
-    assert out.height == df.height
-    assert out["label"].equals(df["label"])
-    assert out["fold"].dtype == pl.Int64
-    assert out["fold"].null_count() == 0
-    assert out["fold"].is_between(0, k - 1).all()
-    for label, n in Counter(labels).items():
-        per_fold = Counter(f for lab, f in out.iter_rows() if lab == label)
-        assert {per_fold.get(f, 0) for f in range(k)} <= {n // k, -(-n // k)}
-    sizes = Counter(out["fold"].to_list())
-    assert max(sizes.get(f, 0) for f in range(k)) - min(sizes.get(f, 0) for f in range(k)) <= 1
-
-
-def test_stratified_folds_are_reproducible_in_every_engine(run):
-    df = pl.DataFrame({"label": np.random.default_rng(5).integers(0, 3, size=500)})
-    query = lambda f: f.with_columns(pr.stratified_folds("label", k=10, seed=42))
-    first = run(df, query)
-    assert first.equals(df.with_columns(pr.stratified_folds("label", k=10, seed=42)))
-    assert first.equals(run(df, query))
-    other = df.with_columns(pr.stratified_folds("label", k=10, seed=43))
-    assert not first["fold"].equals(other["fold"])
-    # The order within a label is shuffled, not the row order.
-    in_order = df.with_columns(fold=(pl.int_range(pl.len()).over("label") % 10))
-    assert not first["fold"].equals(in_order["fold"])
-
-
-def test_stratified_folds_within_groups():
-    df = pl.DataFrame({"dataset": ["d1"] * 30 + ["d2"] * 10, "label": [0, 1, 1] * 10 + [0, 1] * 5})
-    out = df.with_columns(pr.stratified_folds("label", k=5).over("dataset"))
-    counts = out.group_by("dataset", "fold", "label").len()
-    d1 = counts.filter(pl.col("dataset") == "d1").sort("fold", "label")
-    assert d1["len"].to_list() == [2, 4] * 5
-    d2 = counts.filter(pl.col("dataset") == "d2")
-    assert d2.height == 10
-    assert (d2["len"] == 1).all()
-
-
-@pytest.mark.parametrize("k", [1, 0, 2.5, True])
-def test_stratified_folds_need_two_folds(k):
-    with pytest.raises(ValueError, match="at least 2"):
-        pr.stratified_folds("label", k=k)
 
 
 # ------------------------------------------------------------------ pooled and averaged
