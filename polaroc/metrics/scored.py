@@ -45,7 +45,7 @@ def _both_classes(value: pl.Expr) -> pl.Expr:
     return pl.when((c.N_POS > 0) & (c.N_NEG > 0)).then(value)
 
 
-def sauc(score: ColumnLike, positive: ColumnLike) -> pl.Expr:
+def sauc(score: ColumnLike, positive: ColumnLike, *, weight: ColumnLike | None = None) -> pl.Expr:
     """Scored AUC of Wu & Flach (2005): mean over all pairs of ``(x − y)·[x > y]``.
 
     ``x`` runs over the positives' scores and ``y`` over the negatives'. Unlike the
@@ -56,6 +56,10 @@ def sauc(score: ColumnLike, positive: ColumnLike) -> pl.Expr:
     ----------
     score, positive
         As for :func:`polaroc.auc` (score first, then the positive indicator).
+    weight
+        Optional case weights (as for :func:`polaroc.auc`). Wu & Flach define no
+        weighted sAUC; here each pair counts with weight w₊·w₋, as in the weighted AUC:
+        ``Σ w₊w₋ (x − y)·[x > y] / (W₊W₋)``, so integer weights equal repeating rows.
 
     Returns
     -------
@@ -84,10 +88,18 @@ def sauc(score: ColumnLike, positive: ColumnLike) -> pl.Expr:
     └──────────┴────────┘
     """
     reduction = _both_classes(_r_pos() - _r_neg())
-    return binary_expr(score, positive, lambda s, p: c.reduce_counts(s, p, reduction), name="sauc")
+    return binary_expr(
+        score,
+        positive,
+        lambda s, p, w=None: c.reduce_counts(s, p, reduction, w),
+        name="sauc",
+        weight=weight,
+    )
 
 
-def sauc_parts(score: ColumnLike, positive: ColumnLike) -> pl.Expr:
+def sauc_parts(
+    score: ColumnLike, positive: ColumnLike, *, weight: ColumnLike | None = None
+) -> pl.Expr:
     """The parts of the scored AUC: Rs⁺, Rs⁻, sAUC, M⁺ and M⁻ as one struct.
 
     Fields ``r_pos``, ``r_neg``, ``sauc``, ``mean_pos``, ``mean_neg``. See
@@ -99,6 +111,9 @@ def sauc_parts(score: ColumnLike, positive: ColumnLike) -> pl.Expr:
     ----------
     score, positive
         As for :func:`polaroc.auc`.
+    weight
+        Optional case weights, as for :func:`sauc`; ``mean_pos``/``mean_neg`` are then
+        weighted means.
 
     Returns
     -------
@@ -137,7 +152,8 @@ def sauc_parts(score: ColumnLike, positive: ColumnLike) -> pl.Expr:
     return binary_expr(
         score,
         positive,
-        lambda s, p: c.reduce_counts(s, p, reduction),
+        lambda s, p, w=None: c.reduce_counts(s, p, reduction, w),
         name="sauc_parts",
         if_nan=nan,
+        weight=weight,
     )
