@@ -17,7 +17,7 @@ from polaroc._input import FrameLike
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
-__all__ = ["auc_distributions", "duncan_groups", "pairwise_heatmap", "roc_folds"]
+__all__ = ["auc_distributions", "cd_diagram", "duncan_groups", "pairwise_heatmap", "roc_folds"]
 
 
 def _pyplot():
@@ -274,4 +274,121 @@ def pairwise_heatmap(pairwise: FrameLike, *, model: str = "model", value: str = 
         ax.set_yticks(range(len(classes)), [str(c) for c in classes])
         ax.set_title(f"{name}: A(i, j)")
     fig.colorbar(image, ax=axes, shrink=0.8)
+    return fig
+
+
+def cd_cliques(ranks: list[float], cd: float) -> list[tuple[int, int]]:
+    """Maximal runs ``(first, last)`` of rank-sorted models whose mean ranks differ by < ``cd``.
+
+    Models sorted by mean rank; a clique is an interval the Nemenyi test does not split
+    (its extreme ranks differ by less than the critical difference), kept only when no
+    longer interval contains it (Demšar 2006, Fig. 1).
+    """
+    cliques: list[tuple[int, int]] = []
+    reach = 0
+    for i, r in enumerate(ranks):
+        last = max(j for j in range(i, len(ranks)) if ranks[j] - r < cd)
+        if last > i and last > reach:
+            cliques.append((i, last))
+            reach = last
+    return cliques
+
+
+def cd_diagram(
+    table: FrameLike,
+    metric: str = "auc",
+    *,
+    alpha: float = 0.05,
+    higher_is_better: bool = True,
+    model: str = "model",
+    dataset: str = "dataset",
+    fold: str = "fold",
+) -> Figure:
+    """Demšar's (2006) critical-difference diagram: mean ranks, the CD bar and the cliques.
+
+    Within every data set the models are ranked (1 = best, ties averaged) and the ranks
+    averaged over the N data sets (:func:`polaroc.mean_ranks`). The models sit on a
+    rank axis; the bar above it is Nemenyi's critical difference
+    CD = q_α √(k(k+1)/(6N)); thick bars below join the models the Nemenyi test does not
+    separate (mean ranks closer than CD) — Demšar (2006), §3.2.2 and Fig. 1.
+
+    Parameters
+    ----------
+    table
+        A per-fold table with a ``dataset`` column (averaged over the folds of each
+        data set first), one row per (data set, model), or — without a ``dataset``
+        column — a per-fold table of one data set, whose folds are then the blocks.
+    metric
+        The column ranked.
+    alpha
+        Level of the critical difference.
+    higher_is_better
+        ``True`` for AUC-like metrics; ``False`` for errors and costs.
+    model, dataset, fold
+        Column names (``fold`` is used only when the table has no ``dataset``).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        One axis; each clique bar carries the gid ``"clique:<model>,<model>,…"`` and
+        the CD bar the gid ``"cd:<value>"``.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> from polaroc import plot
+    >>> table = pl.DataFrame({
+    ...     "dataset": ["d1", "d2", "d3", "d4"] * 3,
+    ...     "model": ["a"] * 4 + ["b"] * 4 + ["c"] * 4,
+    ...     "auc": [0.9, 0.8, 0.85, 0.7, 0.8, 0.82, 0.75, 0.6, 0.7, 0.6, 0.65, 0.5],
+    ... })
+    >>> fig = plot.cd_diagram(table)
+    >>> sorted(ln.get_gid() for ln in fig.axes[0].lines if ln.get_gid())
+    ['cd:1.657247', 'clique:a,b', 'clique:b,c']
+    """
+    from polaroc.compare.across import mean_ranks
+
+    plt = _pyplot()
+    frame = _frame(table)
+    block = dataset if dataset in frame.columns else fold
+    ranks = mean_ranks(
+        frame, metric, alpha=alpha, higher_is_better=higher_is_better, model=model,
+        dataset=block,
+    ).collect()  # fmt: skip
+    names = [str(n) for n in ranks[model]]
+    means = ranks["mean_rank"].to_list()
+    cd = float(ranks["cd"][0])
+    k = len(names)
+    cliques = cd_cliques(means, cd)
+    half = math.ceil(k / 2)
+    fig, ax = plt.subplots(figsize=(7.0, 1.6 + 0.3 * max(half, len(cliques))))
+    ax.set_xlim(0.5, k + 0.5)
+    top = 0.0
+    ax.plot([1, k], [top, top], color="black", lw=1)
+    for r in range(1, k + 1):
+        ax.plot([r, r], [top, top + 0.08], color="black", lw=1)
+        ax.text(r, top + 0.12, str(r), ha="center", va="bottom", fontsize="small")
+    ax.plot([1, 1 + cd], [top + 0.45, top + 0.45], color="black", lw=2, gid=f"cd:{cd:.6f}")
+    ax.text(1 + cd / 2, top + 0.5, f"CD = {cd:.3f}", ha="center", va="bottom", fontsize="small")
+    step = 0.28
+    for i, (name, r) in enumerate(zip(names, means, strict=True)):
+        left = i < half
+        depth = -(0.35 + step * (i if left else k - 1 - i)) - step * len(cliques) * 0.5
+        end = 0.6 if left else k + 0.4
+        ax.plot([r, r, end], [top, depth, depth], color="0.3", lw=0.8)
+        ax.text(
+            end + (-0.05 if left else 0.05), depth, f"{name} ({r:.2f})",
+            ha="right" if left else "left", va="center", fontsize="small",
+        )  # fmt: skip
+    for c, (i, j) in enumerate(cliques):
+        y = -0.15 - c * (step * 0.5)
+        members = ",".join(names[i : j + 1])
+        ax.plot(
+            [means[i] - 0.03, means[j] + 0.03], [y, y], color="tab:red", lw=3,
+            solid_capstyle="round", gid=f"clique:{members}",
+        )  # fmt: skip
+    ax.set_ylim(-(0.45 + step * half + step * len(cliques) * 0.5), 0.8)
+    ax.axis("off")
+    ax.set_title(f"critical difference (Nemenyi, α = {alpha:g}, N = {ranks['n_datasets'][0]})")
+    fig.tight_layout()
     return fig
