@@ -27,12 +27,15 @@ from polaroc._input import (
     as_indicator,
     as_lazy,
     as_names,
+    as_weight,
     require_columns,
     require_numeric,
+    weight_message,
 )
 
 SCORE = "_pr_score"
 POSITIVE = "_pr_positive"
+WEIGHT = "_pr_weight"
 
 DEFAULT_BY = ("model", "fold")
 
@@ -95,12 +98,38 @@ def comparable(schema: pl.Schema, class_: str, label: str) -> tuple[pl.Expr, pl.
     raise TypeError(msg)
 
 
+def read_weight(log: FrameLike, weight: str, schema: pl.Schema) -> tuple[pl.Expr, pl.Expr | None]:
+    """The weight column as ``Float64`` and its run-time check (``None`` once checked).
+
+    A ``DataFrame``'s weights are checked at once (``ValueError`` naming the column);
+    a ``LazyFrame``'s when the query runs.
+    """
+    require_columns(schema, [weight])
+    w, check = as_weight(pl.col(weight), schema[weight])
+    if isinstance(log, pl.DataFrame):
+        if log.select((~(w >= 0.0) | w.is_infinite()).any()).item():
+            raise ValueError(weight_message(repr(weight)))
+        return w, None
+    return w, check
+
+
+def usable_weight() -> pl.Expr:
+    """Rows a weighted table keeps: a non-null weight above 0, or any weight on a NaN score.
+
+    A weight of 0 is the row removed (as scikit-learn's ``_binary_clf_curve`` drops
+    zero-weight samples); a NaN score is kept so that it still makes its group NaN.
+    """
+    w = pl.col(WEIGHT)
+    return w.is_not_null() & ((w > 0.0) | pl.col(SCORE).is_nan())
+
+
 def read_log(
     log: FrameLike,
     *,
     by: str | Iterable[str] | None = None,
     columns: LogColumns | None = None,
     need: Sequence[str] = (),
+    weight: str | None = None,
 ) -> Log:
     """Validate ``log`` and add the internal score and positive columns.
 
@@ -115,6 +144,12 @@ def read_log(
         The log's column names (defaults: the contract's).
     need
         Extra columns the caller requires (e.g. ``columns.sample``).
+    weight
+        Name of a case-weight column, added as ``_pr_weight`` (``Float64``). A
+        negative, NaN or infinite weight raises ``ValueError`` here for a
+        ``DataFrame`` and an error naming the column when a ``LazyFrame`` is
+        collected. Null weights are kept (the tables drop those rows, see
+        :func:`usable_weight`).
 
     Raises
     ------
@@ -139,6 +174,11 @@ def read_log(
     else:
         positive, check = as_indicator(pl.col(cols.label), schema[cols.label])
     internal = [pl.col(cols.score).cast(pl.Float64).alias(SCORE), positive.alias(POSITIVE)]
+    if weight is not None:
+        w, w_check = read_weight(log, weight, schema)
+        internal.append(w.alias(WEIGHT))
+        if w_check is not None:
+            check = w_check if check is None else check & w_check
     frame = frame.with_columns(internal)
     if check is not None:
         frame = frame.filter(check)
