@@ -118,6 +118,12 @@ class FoldTable:
     model: str
     fold: str
     metric: str  # the metric's name, for messages and output columns
+    repeat: str | None = None  # the repeat column of a repeated cross-validation
+
+    @property
+    def blocks(self) -> list[str]:
+        """The columns naming one block (one split): ``[repeat, fold]`` or ``[fold]``."""
+        return [self.fold] if self.repeat is None else [self.repeat, self.fold]
 
 
 def resolve_by(schema: pl.Schema, by: str | Iterable[str] | None, dataset: str) -> list[str]:
@@ -214,18 +220,37 @@ def one_class_rows(
     return guarded(log, frame, found, head, tail)
 
 
+def _crossed(left: pl.LazyFrame, right: pl.LazyFrame, by: list[str]) -> pl.LazyFrame:
+    """Every row of ``left`` with every row of ``right`` within each ``by`` group."""
+    return left.join(right, on=by) if by else left.join(right, how="cross")
+
+
 def design_listings(
-    frame: pl.LazyFrame, *, by: list[str], model: str, fold: str, min_folds: int = 2
+    frame: pl.LazyFrame,
+    *,
+    by: list[str],
+    model: str,
+    fold: str,
+    min_folds: int = 2,
+    repeat: str | None = None,
 ) -> list[pl.LazyFrame]:
-    """What is unbalanced in ``frame``, as ``listing`` frames (see ``problems``)."""
-    keys = [*by, model, fold]
+    """What is unbalanced in ``frame``, as ``listing`` frames (see ``problems``).
+
+    With ``repeat``, a cell is (model, repeat, fold) and every model needs every fold
+    id in every repeat (fold ids restart in each repeat); ``min_folds`` then counts
+    the distinct folds of a repeat.
+    """
+    blocks = [fold] if repeat is None else [repeat, fold]
+    keys = [*by, model, *blocks]
     has_null = pl.any_horizontal(pl.col(keys).is_null())
     nulls = frame.filter(has_null).select(keys)
     frame = frame.filter(~has_null)
     cells = frame.group_by(keys).agg(pl.len().alias("_pr_rows"))
     models = frame.select([*by, model]).unique()
     folds = frame.select([*by, fold]).unique()
-    full = models.join(folds, on=by) if by else models.join(folds, how="cross")
+    full = _crossed(models, folds, by)
+    if repeat is not None:
+        full = _crossed(full, frame.select([*by, repeat]).unique(), by)
     missing = full.join(cells, on=keys, how="anti")
     duplicated = cells.filter(pl.col("_pr_rows") > 1)
     few = folds.group_by(by or pl.lit(0).alias("_pr_all")).agg(pl.len().alias("_pr_folds"))
@@ -240,10 +265,19 @@ def design_listings(
 
 
 def design_problems(
-    frame: pl.LazyFrame, *, by: list[str], model: str, fold: str, min_folds: int = 2
+    frame: pl.LazyFrame,
+    *,
+    by: list[str],
+    model: str,
+    fold: str,
+    min_folds: int = 2,
+    repeat: str | None = None,
 ) -> pl.LazyFrame:
     """One row with column ``problem``: what is unbalanced in ``frame``, or ``""``."""
-    return problems(design_listings(frame, by=by, model=model, fold=fold, min_folds=min_folds))
+    listings = design_listings(
+        frame, by=by, model=model, fold=fold, min_folds=min_folds, repeat=repeat
+    )
+    return problems(listings)
 
 
 def checked(
@@ -254,6 +288,7 @@ def checked(
     model: str,
     fold: str,
     min_folds: int = 2,
+    repeat: str | None = None,
 ) -> pl.LazyFrame:
     """Return ``frame`` guarded by the design check (eager for a ``DataFrame`` input).
 
@@ -263,12 +298,25 @@ def checked(
     multiplicatively and take the optimizer seconds to deduplicate).
     """
     frame = frame.cache()
-    found = design_problems(frame, by=by, model=model, fold=fold, min_folds=min_folds)
-    head = (
-        f"polaroc: the per-fold table is not a balanced {model} × {fold} design (every "
-        f"{model} needs exactly one row for every {fold} within each by group): "
+    found = design_problems(
+        frame, by=by, model=model, fold=fold, min_folds=min_folds, repeat=repeat
     )
-    tail = ". Filter the table to complete (model, fold) sets, or fix the grouping (by=)."
+    if repeat is None:
+        head = (
+            f"polaroc: the per-fold table is not a balanced {model} × {fold} design (every "
+            f"{model} needs exactly one row for every {fold} within each by group): "
+        )
+        tail = ". Filter the table to complete (model, fold) sets, or fix the grouping (by=)."
+    else:
+        head = (
+            f"polaroc: the per-fold table is not a balanced {model} × {repeat} × {fold} "
+            f"design (every {model} needs exactly one row for every {fold} of every "
+            f"{repeat} within each by group; {fold} ids restart in each {repeat}): "
+        )
+        tail = (
+            f". Filter the table to complete ({model}, {repeat}, {fold}) sets, "
+            "or fix the grouping (by=)."
+        )
     return guarded(table, frame, found, head, tail).cache()
 
 
@@ -281,8 +329,13 @@ def read_fold_table(
     fold: str,
     dataset: str = "dataset",
     min_folds: int = 2,
+    repeat: str = "repeat",
 ) -> FoldTable:
-    """Validate a per-fold table and return ``by…, model, fold, VALUE``.
+    """Validate a per-fold table and return ``by…, model, [repeat,] fold, VALUE``.
+
+    A table holding the ``repeat`` column (and not grouping by it) is a repeated
+    cross-validation: its blocks are (repeat, fold) pairs, every model needs every
+    fold id of every repeat, and ``FoldTable.repeat`` names the column.
 
     Raises
     ------
@@ -300,8 +353,10 @@ def read_fold_table(
     if clash:
         msg = f"column {clash[0]!r} cannot be both a key (model/fold) and in by={group!r}"
         raise ValueError(msg)
+    rep = repeat if repeat in schema and repeat not in (*group, model, fold) else None
     value = metric_expr(metric, schema)
     name = value.meta.output_name(raise_if_undetermined=False) or "metric"
-    frame = frame.select(*group, model, fold, value.alias(VALUE))
-    frame = checked(table, frame, by=group, model=model, fold=fold, min_folds=min_folds)
-    return FoldTable(frame=frame, by=group, model=model, fold=fold, metric=name)
+    blocks = [fold] if rep is None else [rep, fold]
+    frame = frame.select(*group, model, *blocks, value.alias(VALUE))
+    frame = checked(table, frame, by=group, model=model, fold=fold, min_folds=min_folds, repeat=rep)
+    return FoldTable(frame=frame, by=group, model=model, fold=fold, metric=name, repeat=rep)

@@ -23,6 +23,7 @@ from polaroc._table import (
     FoldTable,
     check_adjust,
     check_alpha,
+    over,
     read_fold_table,
     with_adjusted,
 )
@@ -33,14 +34,17 @@ __all__ = ["paired_ttest", "test_agreement"]
 def _fold_differences(ft: FoldTable) -> pl.LazyFrame:
     """Every unordered model pair with its per-fold differences ``a − b``.
 
-    One row per (by…, ``model_a`` < ``model_b``, fold) where both values are non-null,
-    with the values ``_pr_a``, ``_pr_b`` and their difference ``_pr_diff``.
+    One row per (by…, ``model_a`` < ``model_b``, [repeat,] fold) where both values
+    are non-null, with the values ``_pr_a``, ``_pr_b``, their difference ``_pr_diff``
+    and ``_pr_folds``, the number of distinct folds (of one repeat) in the by group.
     """
-    left = ft.frame.rename({ft.model: "model_a", VALUE: "_pr_a"})
+    folds = over(pl.col(ft.fold).n_unique(), ft.by).cast(pl.Int64).alias("_pr_folds")
+    left = ft.frame.rename({ft.model: "model_a", VALUE: "_pr_a"}).with_columns(folds)
     right = ft.frame.rename({ft.model: "model_b", VALUE: "_pr_b"})
-    pairs = left.join(right, on=[*ft.by, ft.fold]).filter(pl.col("model_a") < pl.col("model_b"))
+    on = [*ft.by, *ft.blocks]
+    pairs = left.join(right, on=on).filter(pl.col("model_a") < pl.col("model_b"))
     diff = (pl.col("_pr_a") - pl.col("_pr_b")).alias("_pr_diff")
-    columns = [*ft.by, "model_a", "model_b", ft.fold, "_pr_a", "_pr_b", diff]
+    columns = [*ft.by, "model_a", "model_b", *ft.blocks, "_pr_folds", "_pr_a", "_pr_b", diff]
     return pairs.select(columns).drop_nulls("_pr_diff")
 
 
@@ -51,10 +55,12 @@ def paired_ttest(
     by: str | Iterable[str] | None = None,
     alpha: float = 0.05,
     adjust: Adjust = None,
+    correction: bool | None = None,
     test_train_ratio: float | None = None,
     model: str = "model",
     fold: str = "fold",
     dataset: str = "dataset",
+    repeat: str = "repeat",
 ) -> pl.LazyFrame:
     """K-fold cross-validated paired t test for every pair of models.
 
@@ -65,6 +71,17 @@ def paired_ttest(
     m ± t₍₁₋α/₂, K−1₎·S/√K, and H₀ is rejected when p ≤ α (equivalently when t is
     outside (−t₍α/2₎, t₍α/2₎), their acceptance rule). This is
     ``scipy.stats.ttest_rel`` on the two per-fold vectors.
+
+    **Repeated cross-validation.** A table with a ``repeat`` column pairs the models
+    on (repeat, fold) and, by default, applies the corrected repeated k-fold t test
+    (Nadeau & Bengio 2003; Bouckaert & Frank 2004): with n = r·K differences of mean
+    m and variance S², t = m / √((1/n + n_test/n_train)·S²) on n − 1 df, where
+    n_test/n_train = 1/(K − 1) for K folds per repeat unless ``test_train_ratio`` is
+    given. The plain t (S²/n) on repeated folds misleads: the r·K differences are not
+    independent (every training set overlaps every other, and each sample is tested
+    once per repeat), so S²/n underestimates the variance of m and the test rejects
+    far too often — more often the more repeats are added. Ask for it explicitly
+    with ``correction=False``.
 
     Parameters
     ----------
@@ -83,21 +100,27 @@ def paired_ttest(
     adjust
         ``"holm"`` or ``"bonferroni"``: add ``p_adjusted``, adjusted across the
         model pairs of each ``by`` group, and base ``reject`` on it.
+    correction
+        Whether to use the corrected resampled t, whose variance of m is
+        (1/n + n_test/n_train)·S² instead of S²/n (``t``, ``p_value`` and the
+        interval use it). ``None`` (default): corrected when the table has a
+        ``repeat`` column or ``test_train_ratio`` is given, plain otherwise.
+        ``False`` asks for the uncorrected test explicitly (see above why it
+        misleads on repeated folds).
     test_train_ratio
-        If given, Nadeau & Bengio's (2003) corrected resampled t: folds share
-        training data, so the variance of m is taken as (1/K + n_test/n_train)·S²
-        instead of S²/K; ``t``, ``p_value`` and the interval use it. For K-fold
-        cross-validation n_test/n_train = 1/(K − 1).
-    model, fold, dataset
-        Column names of the table.
+        n_test/n_train of the corrected test; default 1/(K − 1) for K folds per
+        repeat (K-fold cross-validation). Giving it implies the correction.
+    model, fold, dataset, repeat
+        Column names of the table. ``repeat`` is used when the table has it and
+        ``by`` does not name it.
 
     Returns
     -------
     pl.LazyFrame
         One row per unordered model pair, sorted: by…, ``model_a`` < ``model_b``
         (in the model column's order: lexical for strings, category order for Enum),
-        ``k`` (folds used), ``mean_diff`` (a − b), ``sd_diff``, ``t``, ``df``
-        (k − 1), ``p_value``, ``ci_low``, ``ci_high``, ``reject``
+        ``k`` (folds, or (repeat, fold) pairs, used), ``mean_diff`` (a − b),
+        ``sd_diff``, ``t``, ``df`` (k − 1), ``p_value``, ``ci_low``, ``ci_high``, ``reject``
         (and ``p_adjusted`` with ``adjust``).
 
         * A fold where either model's value is null is left out of that pair
@@ -113,8 +136,10 @@ def paired_ttest(
     ------
     ValueError
         Missing columns; and for a ``DataFrame`` input an unbalanced table (a model
-        missing a fold, a duplicated (model, fold) row, a null key, or fewer than two
-        folds in a ``by`` group), naming the offending rows. For a ``LazyFrame`` the
+        missing a fold — or, with repeats, a fold of some repeat —, a duplicated
+        (model, fold) row, a null key, or fewer than two folds in a ``by`` group),
+        naming the offending (model, [repeat,] fold) rows; ``correction=False``
+        with ``test_train_ratio``. For a ``LazyFrame`` the
         same check runs when the result is collected and raises
         ``polars.exceptions.ComputeError`` with that message.
     TypeError
@@ -158,7 +183,14 @@ def paired_ttest(
         msg = f"test_train_ratio must be n_test / n_train >= 0, got {test_train_ratio!r}"
         raise ValueError(msg)
     check_adjust(adjust)
-    ft = read_fold_table(table, metric=metric, by=by, model=model, fold=fold, dataset=dataset)
+    if correction is False and test_train_ratio is not None:
+        msg = "test_train_ratio is the corrected test's; drop it or correction=False"
+        raise ValueError(msg)
+    ft = read_fold_table(
+        table, metric=metric, by=by, model=model, fold=fold, dataset=dataset, repeat=repeat
+    )
+    if correction is None:
+        correction = ft.repeat is not None or test_train_ratio is not None
     keys = [*ft.by, "model_a", "model_b"]
     d = pl.col("_pr_diff")
     # Differences equal up to rounding are equal: their variance is exactly zero.
@@ -172,9 +204,14 @@ def paired_ttest(
             mean_diff=d.mean(),
             sd_diff=pl.when(constant).then(0.0).otherwise(d.std()),
             _pr_zero=constant & (d.mean().abs() <= noise),
+            _pr_folds=pl.col("_pr_folds").first(),
         )
     )
-    return _t_columns(stats, keys, alpha, adjust, test_train_ratio).sort(keys)
+    ratio: pl.Expr | None = None
+    if correction:
+        default = 1.0 / (pl.col("_pr_folds") - 1).cast(pl.Float64)
+        ratio = default if test_train_ratio is None else pl.lit(test_train_ratio)
+    return _t_columns(stats, keys, alpha, adjust, ratio).sort(keys)
 
 
 def _t_columns(
@@ -182,7 +219,7 @@ def _t_columns(
     keys: list[str],
     alpha: float,
     adjust: str | None,
-    ratio: float | None,
+    ratio: pl.Expr | None,
 ) -> pl.LazyFrame:
     k, m, sd = pl.col("k"), pl.col("mean_diff"), pl.col("sd_diff")
     df = k - 1
