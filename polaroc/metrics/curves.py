@@ -32,7 +32,7 @@ from polaroc._input import (
     require_numeric,
     to_expr,
 )
-from polaroc._log import POSITIVE, SCORE, read_log
+from polaroc._log import POSITIVE, SCORE, WEIGHT, read_log, usable_weight
 
 __all__ = ["partial_auc", "roc_curve", "roc_points", "trapezoid_auc"]
 
@@ -146,19 +146,23 @@ def _nan_curve(curve: pl.Expr, has_nan: pl.Expr) -> pl.Expr:
 
 
 def curve_input(
-    log: FrameLike, by: str | Iterable[str] | None, columns: LogColumns
+    log: FrameLike, by: str | Iterable[str] | None, columns: LogColumns, weight: str | None = None
 ) -> tuple[pl.LazyFrame, list[str]]:
     """Validate ``log``; return its rows with a score and a label, and the curve keys.
 
     The keys are ``by`` plus, for a log with a class column, the class: each class
     gets its one-vs-rest curve from its own score rows (positives: ``label == class``).
+    With a ``weight`` column the rows also carry ``_pr_weight``; rows with a null or
+    zero weight are dropped.
     """
-    data = read_log(log, by=by, columns=columns)
+    data = read_log(log, by=by, columns=columns, weight=weight)
     keys = list(data.by)
     if data.has_class and data.class_ not in keys:
         keys.append(data.class_)
-    frame = data.frame.filter(pl.col(SCORE).is_not_null() & pl.col(POSITIVE).is_not_null())
-    return frame, keys
+    usable = pl.col(SCORE).is_not_null() & pl.col(POSITIVE).is_not_null()
+    if weight is not None:
+        usable = usable & usable_weight()
+    return data.frame.filter(usable), keys
 
 
 def as_grid(thresholds: Sequence[float] | np.ndarray | pl.Series) -> np.ndarray:
@@ -180,25 +184,31 @@ def as_grid(thresholds: Sequence[float] | np.ndarray | pl.Series) -> np.ndarray:
 
 
 def curve_lists(
-    frame: pl.LazyFrame, keys: list[str], grid: np.ndarray | None = None
+    frame: pl.LazyFrame, keys: list[str], grid: np.ndarray | None = None, *, weighted: bool = False
 ) -> pl.LazyFrame:
     """One row per curve: the keys, ``has_nan`` and ``curve`` (list of curve structs).
 
     Without ``grid`` every distinct score is a threshold (one sort per group). With a
     grid the rows are only binned against it and counted per bin, so memory per group
-    is constant in the number of rows.
+    is constant in the number of rows. ``weighted``: the counts are sums of the
+    ``_pr_weight`` column (``Float64``).
     """
     score, positive = pl.col(SCORE), pl.col(POSITIVE)
+    weight = pl.col(WEIGHT) if weighted else None
     if grid is None:
-        points = c.threshold_counts(score, positive).list.eval(_points_from_counts())
+        points = c.threshold_counts(score, positive, weight).list.eval(_points_from_counts())
         curve = points.list.eval(with_rates())
         return frame.group_by(keys).agg(has_nan=score.is_nan().any(), curve=curve)
     per_bin = (
         frame.with_columns(bin=score.bin_intervals(grid, labels=False).cast(pl.Int64))
         .group_by(*keys, "bin")
         .agg(
-            pos=positive.sum().cast(pl.Int64),
-            neg=(~positive).sum().cast(pl.Int64),
+            pos=positive.sum().cast(pl.Int64)
+            if weight is None
+            else pl.when(positive).then(weight).otherwise(0.0).sum(),
+            neg=(~positive).sum().cast(pl.Int64)
+            if weight is None
+            else pl.when(positive).then(0.0).otherwise(weight).sum(),
             has_nan=score.is_nan().any(),
         )
     )
@@ -232,6 +242,7 @@ def roc_curve(
     score: str = "score",
     label: str = "label",
     dataset: str = "dataset",
+    weight: str | None = None,
 ) -> pl.LazyFrame:
     """The empirical ROC curve of each group, as a long table of points.
 
@@ -274,15 +285,23 @@ def roc_curve(
         on those points, which underestimates a concave curve (Bradley 1997, §2).
     model, fold, class_, score, label, dataset
         Names of the log's columns.
+    weight
+        Name of a case-weight column (finite, ``>= 0``; default none). ``tp``/``fp``
+        are then sums of weights (``Float64``) and the rows equal scikit-learn's
+        ``roc_curve(..., sample_weight=w, drop_intermediate=False)``, which also drops
+        zero-weight samples (their scores are no thresholds); a null weight drops the
+        row. A negative, NaN or infinite weight raises ``ValueError`` (for a
+        ``LazyFrame``, when collected). With weights, ``drop_intermediate`` tests the
+        steps for parallelism in floating point.
 
     Returns
     -------
     pl.LazyFrame
         One row per group and point: the keys, ``threshold``, ``fpr``, ``tpr``
-        (``Float64``), ``tp``, ``fp`` (``Int64``). A group without negatives has null
-        ``fpr`` (without positives, null ``tpr``); a group holding a NaN score is one
-        point with NaN rates and null counts. Rows with a null score or label are
-        ignored.
+        (``Float64``), ``tp``, ``fp`` (``Int64``; ``Float64`` when weighted). A group
+        without negatives has null ``fpr`` (without positives, null ``tpr``); a group
+        holding a NaN score is one point with NaN rates and null counts. Rows with a
+        null score or label are ignored.
 
     Raises
     ------
@@ -335,8 +354,8 @@ def roc_curve(
         model=model, fold=fold, class_=class_, score=score, label=label, dataset=dataset
     )
     grid = None if thresholds is None else as_grid(thresholds)
-    frame, keys = curve_input(log, by, columns)
-    curves = curve_lists(frame, keys, grid)
+    frame, keys = curve_input(log, by, columns, weight)
+    curves = curve_lists(frame, keys, grid, weighted=weight is not None)
     curve = pl.col("curve")
     if drop_intermediate:
         curve = _drop_intermediate(curve)
