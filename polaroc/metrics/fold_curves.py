@@ -26,7 +26,7 @@ import polars as pl
 
 from polaroc import _counts as c
 from polaroc._input import FrameLike, LogColumns, as_lazy, as_names
-from polaroc._log import POSITIVE, SCORE, default_by
+from polaroc._log import POSITIVE, SCORE, WEIGHT, default_by
 from polaroc.metrics.binary import auc
 from polaroc.metrics.curves import (
     NAN,
@@ -68,6 +68,7 @@ def pooled_roc(
     score: str = "score",
     label: str = "label",
     dataset: str = "dataset",
+    weight: str | None = None,
 ) -> pl.LazyFrame:
     """Bradley's pooled ROC curve: all folds' scores together, one curve per group.
 
@@ -89,6 +90,9 @@ def pooled_roc(
         As for :func:`polaroc.roc_curve`.
     model, fold, class_, score, label, dataset
         Names of the log's columns.
+    weight
+        Optional case-weight column, as for :func:`polaroc.roc_curve` (the pooled
+        counts are sums of weights).
 
     Returns
     -------
@@ -142,18 +146,19 @@ def pooled_roc(
         class_=class_,
         score=score,
         label=label,
+        weight=weight,
     )
 
 
 def _fold_input(
-    log: FrameLike, by: str | Iterable[str] | None, columns: LogColumns
+    log: FrameLike, by: str | Iterable[str] | None, columns: LogColumns, weight: str | None = None
 ) -> tuple[pl.LazyFrame, list[str], list[str]]:
     """Rows, the per-fold curve keys, and the keys the folds are combined within."""
     outer = _outer_by(log, by, columns)
     if columns.fold in outer:
         msg = f"`by` must not hold the fold column {columns.fold!r}; folds are combined within by"
         raise ValueError(msg)
-    frame, keys = curve_input(log, [*outer, columns.fold], columns)
+    frame, keys = curve_input(log, [*outer, columns.fold], columns, weight)
     return frame, keys, [k for k in keys if k != columns.fold]
 
 
@@ -270,8 +275,10 @@ def _tpr_at(fpr_grid: np.ndarray) -> pl.Expr:
     return pl.struct(fpr=at, tpr=pl.when(defined).then(tpr))
 
 
-def _vertical(frame: pl.LazyFrame, keys: list[str], fpr_grid: np.ndarray) -> pl.LazyFrame:
-    curves = curve_lists(frame, keys)
+def _vertical(
+    frame: pl.LazyFrame, keys: list[str], fpr_grid: np.ndarray, *, weighted: bool = False
+) -> pl.LazyFrame:
+    curves = curve_lists(frame, keys, weighted=weighted)
     points = pl.col("curve").list.eval(_tpr_at(fpr_grid)).alias("point")
     return (
         curves.select(*keys, "has_nan", points)
@@ -299,10 +306,16 @@ def _points_at_thresholds() -> pl.Expr:
 
 
 def _threshold(
-    frame: pl.LazyFrame, keys: list[str], outer: list[str], grid: int | Sequence[float]
+    frame: pl.LazyFrame,
+    keys: list[str],
+    outer: list[str],
+    grid: int | Sequence[float],
+    *,
+    weighted: bool = False,
 ) -> pl.LazyFrame:
     score, positive = pl.col(SCORE), pl.col(POSITIVE)
-    counts = c.threshold_counts(score, positive).list.eval(
+    weight = pl.col(WEIGHT) if weighted else None
+    counts = c.threshold_counts(score, positive, weight).list.eval(
         pl.struct(c.THRESHOLD, pl.lit(False).alias("is_grid"), c.CPOS, c.CNEG)
     )
     folds = frame.group_by(keys).agg(has_nan=score.is_nan().any(), counts=counts)
@@ -382,6 +395,7 @@ def average_roc(
     score: str = "score",
     label: str = "label",
     dataset: str = "dataset",
+    weight: str | None = None,
 ) -> pl.LazyFrame:
     """The folds' ROC curves averaged into one curve per group, with a pointwise band.
 
@@ -418,6 +432,10 @@ def average_roc(
         of the folds' values (linear interpolation, as ``numpy.percentile``).
     model, fold, class_, score, label, dataset
         Names of the log's columns.
+    weight
+        Optional case-weight column: each fold's curve is its weighted curve (as
+        :func:`polaroc.roc_curve` with ``weight``); the folds are still averaged with
+        equal weight, as Fawcett's algorithms do.
 
     Returns
     -------
@@ -461,13 +479,14 @@ def average_roc(
     columns = LogColumns(
         model=model, fold=fold, class_=class_, score=score, label=label, dataset=dataset
     )
-    frame, keys, outer = _fold_input(log, by, columns)
+    frame, keys, outer = _fold_input(log, by, columns, weight)
+    weighted = weight is not None
     if method == "vertical":
-        points = _vertical(frame, keys, _fpr_grid(grid))
+        points = _vertical(frame, keys, _fpr_grid(grid), weighted=weighted)
         stats = [*_band("tpr", level), _n_folds()]
         return points.group_by(*outer, "fpr").agg(stats).sort(*outer, "fpr")
     if method == "threshold":
-        points = _threshold(frame, keys, outer, grid)
+        points = _threshold(frame, keys, outer, grid, weighted=weighted)
         stats = [
             pl.col("threshold").first(),
             *_band("fpr", level),
