@@ -7,6 +7,7 @@ comparison tests) take a log and return a ``LazyFrame``.
 
 from polaroc.compare import (
     anova,
+    delong_omnibus,
     delong_test,
     duncan,
     duncan_ranges,
@@ -66,6 +67,7 @@ __all__ = [
     "confusion",
     "cost",
     "cross_validate_log",
+    "delong_omnibus",
     "delong_test",
     "demo_log_path",
     "duncan",

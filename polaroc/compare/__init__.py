@@ -6,7 +6,7 @@ returns a lazy table of statistics, p-values and decisions.
 """
 
 from polaroc.compare.across import friedman_test, mean_ranks, nemenyi_test, wilcoxon_test
-from polaroc.compare.delong import delong_test
+from polaroc.compare.delong import delong_omnibus, delong_test
 from polaroc.compare.paired import paired_ttest, test_agreement
 from polaroc.compare.selection import select_models
 from polaroc.compare.spread import se_vs_sd
@@ -14,6 +14,7 @@ from polaroc.compare.twoway import anova, duncan, duncan_ranges, duncan_subsets
 
 __all__ = [
     "anova",
+    "delong_omnibus",
     "delong_test",
     "duncan",
     "duncan_ranges",

@@ -12,14 +12,15 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
+import numpy as np
 import polars as pl
 
-from polaroc._dist import normal_sf
+from polaroc._dist import chi2_sf, normal_sf
 from polaroc._input import FrameLike, LogColumns, as_names
-from polaroc._log import POSITIVE, SCORE, read_log
+from polaroc._log import POSITIVE, SCORE, Log, read_log
 from polaroc._table import ROUNDING, guarded, listing, one_class_rows, over, problems
 
-__all__ = ["delong_test"]
+__all__ = ["delong_omnibus", "delong_test"]
 
 
 def _placements(score: str, positive: pl.Expr, by: list[str]) -> pl.Expr:
@@ -37,6 +38,42 @@ def _placements(score: str, positive: pl.Expr, by: list[str]) -> pl.Expr:
     n_neg = over((~positive).sum(), by).cast(pl.Float64)
     below = among_all - among_own
     return pl.when(positive).then(below / n_neg).otherwise(1.0 - below / n_pos)
+
+
+def _class_rows(log: FrameLike, parsed: Log, positive_class: Any, caller: str) -> pl.LazyFrame:
+    """The rows of ``positive_class`` (see ``one_class_rows``), checking that the class exists.
+
+    A ``positive_class`` the class column cannot hold (a string for integer classes)
+    is a ``ValueError`` now; one that matches no row names the classes found (for a
+    ``DataFrame`` now, for a ``LazyFrame`` when collected).
+    """
+    class_ = parsed.columns.class_
+    if positive_class is not None and parsed.has_class:
+        dtype = parsed.schema[class_]
+        try:
+            pl.DataFrame(schema={class_: dtype}).select(pl.col(class_) == positive_class)
+        except (pl.exceptions.PolarsError, TypeError, ValueError):
+            msg = (
+                f"positive_class={positive_class!r} cannot be compared with the "
+                f"{class_!r} column ({dtype}); pass one of its values"
+            )
+            raise ValueError(msg) from None
+    frame = one_class_rows(
+        log,
+        parsed.frame,
+        has_class=parsed.has_class,
+        class_=class_,
+        positive_class=positive_class,
+        caller=caller,
+    )
+    if positive_class is None or not parsed.has_class:
+        return frame
+    classes = parsed.frame.select(pl.col(class_).unique())
+    absent = classes.filter((pl.col(class_) == positive_class).not_().all())
+    what = f"positive_class={positive_class!r} is not a value of {class_!r}; classes found:"
+    found = problems([listing(absent, [class_], what)])
+    head = f"polaroc: {caller}: "
+    return guarded(log, frame, found, head, ". Pass one of them as positive_class=.")
 
 
 def _pair(
@@ -163,19 +200,15 @@ def delong_test(
     │ 0.875 ┆ 0.625 ┆ 0.020833 ┆ 0.0625 ┆ 0.005208 ┆ 0.92582 ┆ 0.354539 │
     └───────┴───────┴──────────┴────────┴──────────┴─────────┴──────────┘
     """
+    if model_a == model_b:
+        msg = f"delong_test compares two different models; model_a and model_b are both {model_a!r}"
+        raise ValueError(msg)
     columns = LogColumns().with_names(
         model=model, fold=fold, class_=class_, score=score, label=label, sample=sample
     )
     group = as_names(by)
     parsed = read_log(log, by=group, columns=columns, need=[model, fold, sample])
-    frame = one_class_rows(
-        log,
-        parsed.frame,
-        has_class=parsed.has_class,
-        class_=class_,
-        positive_class=positive_class,
-        caller="delong_test",
-    ).cache()  # read by each side and by the checks
+    frame = _class_rows(log, parsed, positive_class, "delong_test").cache()
     keys = list(dict.fromkeys([*group, fold, sample]))
     usable = pl.col(SCORE).is_not_null() & pl.col(POSITIVE).is_not_null()
 
@@ -248,3 +281,218 @@ def _statistics(paired: pl.LazyFrame, by: list[str]) -> pl.LazyFrame:
         *(pl.when(pl.col("_pr_nan")).then(nan).otherwise(pl.col(c)).alias(c) for c in values),
     )
     return out.sort(by) if by else out
+
+
+# ------------------------------------------------------------------------- k models
+
+
+def delong_omnibus(
+    log: FrameLike,
+    models: Iterable[Any] | None = None,
+    *,
+    by: str | Iterable[str] | None = (),
+    positive_class: Any = None,
+    model: str = "model",
+    fold: str = "fold",
+    class_: str = "class",
+    score: str = "score",
+    label: str = "label",
+    sample: str = "sample",
+) -> pl.LazyFrame:
+    """DeLong's χ² test of H₀: AUC₁ = … = AUC_k for k models scored on the same samples.
+
+    With θ the vector of the k AUCs and S their covariance matrix from the placement
+    values (S = S₁₀/n₊ + S₀₁/n₋, as in :func:`delong_test`), DeLong, DeLong &
+    Clarke-Pearson (1988, §3) test the contrast Lθ = 0 by
+    χ² = (Lθ)ᵀ (L S Lᵀ)⁻¹ (Lθ), chi² with rank(L) degrees of freedom. Here L holds
+    the k − 1 successive differences θᵢ − θᵢ₊₁ (the statistic is the same for any
+    contrast matrix of rank k − 1 whose rows sum to zero). For k = 2 it is
+    :func:`delong_test`'s z². Each model's placement values are computed once,
+    from mid-ranks (Sun & Xu 2014).
+
+    Parameters
+    ----------
+    log
+        Binary score log, paired as in :func:`delong_test`: every model needs exactly
+        one row per (``fold``, ``sample``), all with the same label.
+    models
+        The models to compare (at least two); ``None`` (default) means every model of
+        the log.
+    by
+        Grouping: ``()`` (default) one test over all folds; ``"fold"`` one per fold.
+    positive_class
+        As for :func:`delong_test`.
+    model, fold, class_, score, label, sample
+        Column names of the log.
+
+    Returns
+    -------
+    pl.LazyFrame
+        One row per by group: by…, ``k`` (models), ``n_pos``, ``n_neg``, ``chi2``,
+        ``df`` (k − 1), ``p_value``.
+
+        * Samples where any model's score, or the label, is null are left out.
+        * Fewer than two positives or negatives: ``chi2`` and ``p_value`` null.
+        * A NaN score makes the group's ``chi2`` and ``p_value`` NaN.
+        * A singular L S Lᵀ (e.g. two models with the same ranking of the samples):
+          ``chi2`` null; drop the duplicate model.
+
+    Raises
+    ------
+    ValueError
+        Missing columns, fewer than two models, a requested model with no rows, and
+        (``DataFrame`` input; ``ComputeError`` at collection for a ``LazyFrame``)
+        samples that do not pair up across the models.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> import polaroc as pr
+    >>> log = pl.DataFrame({
+    ...     "model": ["a"] * 8 + ["b"] * 8 + ["c"] * 8,
+    ...     "fold": [0] * 24,
+    ...     "sample": list(range(8)) * 3,
+    ...     "score": [0.9, 0.8, 0.7, 0.3, 0.6, 0.2, 0.4, 0.1,
+    ...               0.9, 0.5, 0.4, 0.3, 0.6, 0.7, 0.2, 0.1,
+    ...               0.2, 0.8, 0.5, 0.6, 0.3, 0.1, 0.7, 0.4],
+    ...     "label": [True, True, True, True, False, False, False, False] * 3,
+    ... })
+    >>> pr.delong_omnibus(log).collect()
+    shape: (1, 6)
+    ┌─────┬───────┬───────┬───────┬─────┬──────────┐
+    │ k   ┆ n_pos ┆ n_neg ┆ chi2  ┆ df  ┆ p_value  │
+    │ --- ┆ ---   ┆ ---   ┆ ---   ┆ --- ┆ ---      │
+    │ i64 ┆ i64   ┆ i64   ┆ f64   ┆ i64 ┆ f64      │
+    ╞═════╪═══════╪═══════╪═══════╪═════╪══════════╡
+    │ 3   ┆ 4     ┆ 4     ┆ 2.724 ┆ 2   ┆ 0.256148 │
+    └─────┴───────┴───────┴───────┴─────┴──────────┘
+    """
+    chosen = None if models is None else list(dict.fromkeys(models))
+    if chosen is not None and len(chosen) < 2:
+        msg = f"delong_omnibus compares at least two models, got models={chosen!r}"
+        raise ValueError(msg)
+    columns = LogColumns().with_names(
+        model=model, fold=fold, class_=class_, score=score, label=label, sample=sample
+    )
+    group = as_names(by)
+    parsed = read_log(log, by=group, columns=columns, need=[model, fold, sample])
+    frame = _class_rows(log, parsed, positive_class, "delong_omnibus")
+    if chosen is not None:
+        frame = frame.filter(pl.col(model).is_in(chosen))
+    frame = frame.select(*dict.fromkeys([*group, fold, sample, model]), SCORE, POSITIVE).cache()
+    keys = list(dict.fromkeys([*group, fold, sample]))
+    found = _omnibus_problems(frame, group, keys, model, chosen)
+    head = "polaroc: delong_omnibus cannot pair the samples of the models: "
+    tail = f". Every model needs one row per ({fold}, {sample}), with the same label."
+    frame = guarded(log, frame, found, head, tail)
+    usable = (pl.col(SCORE).is_not_null().all() & pl.col(POSITIVE).is_not_null().all()).over(keys)
+    placed = frame.filter(usable).with_columns(
+        _pr_v=_placements(SCORE, pl.col(POSITIVE), [*group, model])
+    )
+    return _omnibus_statistics(placed, group, keys, model)
+
+
+def _omnibus_problems(
+    frame: pl.LazyFrame, group: list[str], keys: list[str], model: str, chosen: list[Any] | None
+) -> pl.LazyFrame:
+    """What keeps the models' samples from pairing, as one ``problem`` row."""
+    parts = []
+    if chosen is not None:
+        present = frame.select(pl.col(model).unique())
+        wanted = pl.LazyFrame({model: chosen}, schema={model: frame.collect_schema()[model]})
+        absent = wanted.join(present, on=model, how="anti")
+        parts.append(listing(absent, [model], "models with no rows:"))
+    few = frame.select(pl.col(model).n_unique().alias("_pr_k")).filter(pl.col("_pr_k") < 2)
+    parts.append(listing(few, ["_pr_k"], "fewer than two models (count):"))
+    cells = frame.group_by([*keys, model]).agg(_pr_rows=pl.len())
+    parts.append(
+        listing(cells.filter(pl.col("_pr_rows") > 1), [*keys, model, "_pr_rows"], "repeated rows:")
+    )
+    k_group = over(pl.col(model).n_unique(), group)
+    per_key = (
+        frame.with_columns(_pr_k=k_group)
+        .group_by(keys)
+        .agg(
+            _pr_models=pl.col(model).n_unique(),
+            _pr_k=pl.col("_pr_k").first(),
+            _pr_labels=pl.col(POSITIVE).n_unique(),
+        )
+    )
+    missing = per_key.filter(pl.col("_pr_models") < pl.col("_pr_k"))
+    parts.append(listing(missing, keys, "samples missing from some model:"))
+    differ = per_key.filter(pl.col("_pr_labels") > 1)
+    parts.append(listing(differ, keys, "samples whose label differs between the models:"))
+    return problems(parts)
+
+
+def _omnibus_statistics(
+    placed: pl.LazyFrame, group: list[str], keys: list[str], model: str
+) -> pl.LazyFrame:
+    positive = pl.col(POSITIVE)
+    # Every (model i, model j) pair of placement values on the same samples: S is k × k.
+    left = placed.select(*keys, POSITIVE, _pr_i=model, _pr_vi="_pr_v", _pr_si=SCORE)
+    right = placed.select(*keys, _pr_j=model, _pr_vj="_pr_v")
+    pairs = left.join(right, on=keys)
+    vi, vj = pl.col("_pr_vi"), pl.col("_pr_vj")
+    n_pos = positive.sum().cast(pl.Float64)
+    n_neg = (~positive).sum().cast(pl.Float64)
+    cov = (
+        pl.cov(vi.filter(positive), vj.filter(positive)) / n_pos
+        + pl.cov(vi.filter(~positive), vj.filter(~positive)) / n_neg
+    )
+    cells = pairs.group_by([*group, "_pr_i", "_pr_j"]).agg(
+        _pr_s=cov,
+        _pr_theta=vi.filter(positive).mean(),
+        n_pos=positive.sum().cast(pl.Int64),
+        n_neg=(~positive).sum().cast(pl.Int64),
+        _pr_nan=pl.col("_pr_si").is_nan().any(),
+    )
+    order = ["_pr_i", "_pr_j"]
+    diagonal = pl.col("_pr_i") == pl.col("_pr_j")
+    aggs = [
+        pl.col("_pr_i").n_unique().cast(pl.Int64).alias("k"),
+        pl.col("n_pos").first(),
+        pl.col("n_neg").first(),
+        pl.col("_pr_theta").sort_by(order).filter(diagonal.sort_by(order)).alias("_pr_theta"),
+        pl.col("_pr_s").sort_by(order).alias("_pr_s"),
+        pl.col("_pr_nan").any(),
+    ]
+    per_group = cells.group_by(group or pl.lit(0).alias("_pr_all")).agg(aggs)
+    ok = (pl.col("n_pos") > 1) & (pl.col("n_neg") > 1) & (pl.col("k") > 1)
+    packed = pl.struct("_pr_theta", "_pr_s")
+    chi2 = packed.map_batches(_contrast_chi2, return_dtype=pl.Float64, is_elementwise=True)
+    nan = pl.lit(float("nan"))
+    out = per_group.with_columns(
+        chi2=pl.when(pl.col("_pr_nan")).then(nan).when(ok).then(chi2),
+        df=pl.col("k") - 1,
+    ).with_columns(p_value=chi2_sf(pl.col("chi2"), pl.col("df")))
+    out = out.select(*group, "k", "n_pos", "n_neg", "chi2", "df", "p_value")
+    return out.sort(group) if group else out
+
+
+def _contrast_chi2(s: pl.Series) -> pl.Series:
+    """(Lθ)ᵀ(LSLᵀ)⁻¹(Lθ) for every row's θ (k) and row-major S (k²); L = successive differences.
+
+    Rows are solved together per size k (one batched ``numpy.linalg.solve``); a
+    singular (condition number past 1/ROUNDING) or non-finite L S Lᵀ gives null.
+    """
+    theta = s.struct.field("_pr_theta")
+    cov = s.struct.field("_pr_s")
+    out = np.full(len(s), np.nan)
+    valid = np.zeros(len(s), dtype=bool)
+    sizes = theta.list.len().fill_null(0).to_numpy()
+    for k in np.unique(sizes[sizes > 1]):
+        rows = np.flatnonzero((sizes == k) & (cov.list.len().fill_null(0).to_numpy() == k * k))
+        t = np.array(theta.gather(rows).to_list(), dtype=float)
+        m = np.array(cov.gather(rows).to_list(), dtype=float).reshape(-1, k, k)
+        lt = -np.diff(t, axis=1)  # θᵢ − θᵢ₊₁
+        lsl = np.diff(np.diff(m, axis=1), axis=2)  # L S Lᵀ (the two signs cancel)
+        finite = np.asarray(np.isfinite(lsl).all(axis=(1, 2)) & np.isfinite(lt).all(axis=1))
+        with np.errstate(all="ignore"):
+            cond = np.linalg.cond(np.where(finite[:, None, None], lsl, 1.0))
+        good = finite & (cond < 1.0 / ROUNDING)
+        if good.any():
+            x = np.linalg.solve(lsl[good], lt[good][:, :, None])[:, :, 0]
+            out[rows[good]] = np.einsum("ij,ij->i", lt[good], x)
+            valid[rows[good]] = True
+    return pl.Series(out).set(pl.Series(~valid), None)

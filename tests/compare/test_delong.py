@@ -10,6 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from polars.exceptions import ComputeError
+from scipy import stats
 from sklearn.metrics import roc_auc_score
 
 import polaroc as pr
@@ -238,3 +239,172 @@ def test_monotone_rescaling_changes_nothing(seed, scale, shift):
     got = pr.delong_test(moved, "a", "b").collect()
     for c in STATS:
         assert got[c][0] == pytest.approx(base[c][0], rel=1e-9, abs=1e-12)
+
+
+# ------------------------------------------------------------------ issue 14 messages
+
+
+def test_same_model_twice_is_a_short_value_error():
+    log = two_model_log(np.random.default_rng(0), folds=1, n=20)
+    for frame in (log, log.lazy()):
+        with pytest.raises(ValueError, match="two different models") as info:
+            pr.delong_test(frame, "a", "a")
+        assert len(str(info.value)) < 200
+
+
+def test_positive_class_typo_names_the_classes_found():
+    log = two_model_log(np.random.default_rng(0), folds=1, n=20).with_columns(
+        **{"class": pl.lit(1), "label": pl.col("label").cast(pl.Int64)}
+    )
+    with pytest.raises(ValueError, match=r"positive_class=2 is not a value of 'class'.*\(1\)"):
+        pr.delong_test(log, "a", "b", positive_class=2)
+    with pytest.raises(ComputeError, match="positive_class=2 is not a value"):
+        pr.delong_test(log.lazy(), "a", "b", positive_class=2).collect()
+    with pytest.raises(ValueError, match="cannot be compared with the 'class' column"):
+        pr.delong_test(log, "a", "b", positive_class="one")
+    with pytest.raises(ValueError, match="positive_class=2 is not a value"):
+        pr.delong_omnibus(log, positive_class=2)
+
+
+# ------------------------------------------------------------------ delong_omnibus
+
+
+def k_model_log(rng, k: int = 3, folds: int = 2, n: int = 60, ties: bool = False) -> pl.DataFrame:
+    """k correlated models scoring the same samples in each fold."""
+    parts = []
+    for fold in range(folds):
+        label = rng.random(n) < 0.45
+        shared = rng.normal(size=n)
+        for i in range(k):
+            score = shared + (0.4 + 0.3 * i) * label + rng.normal(0, 0.8, n)
+            score = np.round(score, 0) if ties else score
+            parts.append(
+                pl.DataFrame(
+                    {"model": f"m{i}", "fold": fold, "sample": np.arange(n), "score": score}
+                ).with_columns(label=pl.Series(label))
+            )
+    return pl.concat(parts).sample(fraction=1.0, shuffle=True, seed=2)
+
+
+def omnibus_oracle(log: pl.DataFrame) -> float:
+    """DeLong et al. (1988) χ² from the n₊ × n₋ comparison matrices, with Helmert contrasts."""
+    wide = log.pivot(on="model", index=["fold", "sample", "label"], values="score").sort(
+        "fold", "sample"
+    )
+    models = sorted(log["model"].unique())
+    positive = wide["label"].to_numpy()
+    v10, v01 = [], []
+    for name in models:
+        s = wide[name].to_numpy()
+        x, y = s[positive], s[~positive]
+        psi = (x[:, None] > y[None, :]) + 0.5 * (x[:, None] == y[None, :])
+        v10.append(psi.mean(axis=1))
+        v01.append(psi.mean(axis=0))
+    theta = np.array([v.mean() for v in v10])
+    s = np.cov(np.array(v10)) / positive.sum() + np.cov(np.array(v01)) / (~positive).sum()
+    k = len(models)
+    # a different contrast matrix from the implementation's: each model against the first
+    contrast = np.hstack([np.ones((k - 1, 1)), -np.eye(k - 1)])
+    d = contrast @ theta
+    return float(d @ np.linalg.solve(contrast @ s @ contrast.T, d))
+
+
+@pytest.mark.parametrize("ties", [False, True])
+def test_omnibus_for_two_models_is_delong_z_squared(run, rng, ties):
+    log = two_model_log(rng, ties=ties)
+    z = run(log, lambda f: pr.delong_test(f, "a", "b", by="fold"))
+    chi = run(log, lambda f: pr.delong_omnibus(f, by="fold"))
+    assert chi.columns == ["fold", "k", "n_pos", "n_neg", "chi2", "df", "p_value"]
+    assert chi["k"].to_list() == [2, 2, 2]
+    assert chi["df"].to_list() == [1, 1, 1]
+    np.testing.assert_allclose(chi["chi2"], z["z"] ** 2, rtol=1e-9)
+    np.testing.assert_allclose(chi["p_value"], z["p_value"], rtol=1e-9)
+
+
+@pytest.mark.parametrize(("k", "ties"), [(3, False), (3, True), (5, False)])
+def test_omnibus_matches_an_independent_placement_computation(run, rng, k, ties):
+    log = k_model_log(rng, k=k, ties=ties)
+    pooled = run(log, lambda f: pr.delong_omnibus(f)).row(0, named=True)
+    expected = omnibus_oracle(log)
+    assert pooled["chi2"] == pytest.approx(expected, rel=1e-9)
+    assert pooled["df"] == k - 1
+    assert pooled["p_value"] == pytest.approx(stats.chi2.sf(expected, k - 1), rel=1e-9)
+    per_fold = run(log, lambda f: pr.delong_omnibus(f, by="fold"))
+    for row in per_fold.iter_rows(named=True):
+        assert row["chi2"] == pytest.approx(omnibus_oracle(log.filter(fold=row["fold"])), rel=1e-9)
+
+
+def test_omnibus_models_selects_a_subset(rng):
+    log = k_model_log(rng, k=4)
+    out = pr.delong_omnibus(log, ["m3", "m0", "m1"]).collect().row(0, named=True)
+    assert out["k"] == 3
+    expected = omnibus_oracle(log.filter(pl.col("model").is_in(["m0", "m1", "m3"])))
+    assert out["chi2"] == pytest.approx(expected, rel=1e-9)
+
+
+def test_omnibus_awkward_groups(run, rng):
+    log = k_model_log(rng, k=3, folds=3, n=40)
+    awkward = log.with_columns(
+        score=pl.when((pl.col("fold") == 0) & (pl.col("sample") == 3) & (pl.col("model") == "m1"))
+        .then(float("nan"))
+        .otherwise("score"),
+        label=pl.when(pl.col("fold") == 1).then(True).otherwise("label"),
+    )
+    out = run(awkward, lambda f: pr.delong_omnibus(f, by="fold"))
+    assert math.isnan(out["chi2"][0])
+    assert math.isnan(out["p_value"][0])
+    assert out["chi2"][1] is None
+    assert out["p_value"][1] is None
+    assert out["chi2"][2] == pytest.approx(omnibus_oracle(log.filter(fold=2)), rel=1e-9)
+
+
+def test_omnibus_with_a_duplicated_model_is_null(run, rng):
+    log = k_model_log(rng, k=2, folds=1)
+    copy = log.filter(model="m0").with_columns(model=pl.lit("m9"))
+    out = run(pl.concat([log, copy]), lambda f: pr.delong_omnibus(f)).row(0, named=True)
+    assert out["chi2"] is None
+    assert out["p_value"] is None
+
+
+def test_omnibus_null_score_drops_the_sample_from_every_model(rng):
+    log = k_model_log(rng, k=3, folds=1, n=50)
+    holed = log.with_columns(
+        score=pl.when((pl.col("sample") == 7) & (pl.col("model") == "m2"))
+        .then(None)
+        .otherwise("score")
+    )
+    out = pr.delong_omnibus(holed).collect()
+    expected = omnibus_oracle(log.filter(pl.col("sample") != 7))
+    assert out["chi2"][0] == pytest.approx(expected, rel=1e-9)
+    assert out["n_pos"][0] + out["n_neg"][0] == 49
+
+
+def test_omnibus_errors(rng):
+    log = k_model_log(rng, k=3, folds=1, n=20)
+    with pytest.raises(ValueError, match="at least two models"):
+        pr.delong_omnibus(log, ["m0"])
+    with pytest.raises(ValueError, match=r"models with no rows: \(zz\)"):
+        pr.delong_omnibus(log, ["m0", "zz"])
+    with pytest.raises(ValueError, match=r"samples missing from some model: \(0, 4\)"):
+        pr.delong_omnibus(log.filter(~((pl.col("model") == "m1") & (pl.col("sample") == 4))))
+    flipped = log.with_columns(
+        label=pl.when((pl.col("model") == "m2") & (pl.col("sample") == 5))
+        .then(~pl.col("label"))
+        .otherwise("label")
+    )
+    with pytest.raises(ValueError, match=r"label differs between the models: \(0, 5\)"):
+        pr.delong_omnibus(flipped)
+    with pytest.raises(ComputeError, match="repeated rows"):
+        pr.delong_omnibus(pl.concat([log, log.head(1)]).lazy()).collect()
+    with pytest.raises(ValueError, match="fewer than two models"):
+        pr.delong_omnibus(log.filter(model="m0"))
+
+
+@settings(max_examples=25)
+@given(seed=st.integers(0, 2**32 - 1), order=st.permutations(["m0", "m1", "m2"]))
+def test_omnibus_does_not_depend_on_model_names(seed, order):
+    log = k_model_log(np.random.default_rng(seed), k=3, folds=1, n=30)
+    renamed = log.with_columns(model=pl.col("model").replace(["m0", "m1", "m2"], order))
+    a = pr.delong_omnibus(log).collect()["chi2"][0]
+    b = pr.delong_omnibus(renamed).collect()["chi2"][0]
+    assert (a is None and b is None) or a == pytest.approx(b, rel=1e-9)
