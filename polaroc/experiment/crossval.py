@@ -5,7 +5,9 @@ scikit-learn classifiers on the training part of every split and logs the scores
 they give the test part, one row per (model, fold, sample, class): the long format
 of the design contract, ready for :func:`polaroc.evaluate` and the comparison tables.
 Every model sees the same splits, the *paired* design that Bradley (1997, §5) and
-Aslan, Yıldız & Alpaydın (2009, §III) compare classifiers on.
+Aslan, Yıldız & Alpaydın (2009, §III) compare classifiers on. Repeated designs
+(r × k cross-validation, Dietterich's 5 × 2) log a ``repeat`` column, so that the
+comparison tests can pair models on (repeat, fold).
 
 scikit-learn is imported only when the function is called: it is not a dependency
 of polaroc itself.
@@ -27,7 +29,8 @@ def cross_validate_log(
     x: Any,
     y: Any,
     *,
-    cv: int | Any = 10,
+    cv: int | str | Any = 10,
+    repeats: int | None = None,
     seed: int = 0,
     method: str = "predict_proba",
     class_names: Sequence[str] | None = None,
@@ -43,6 +46,15 @@ def cross_validate_log(
     of ``classes_`` only (a binary log holding the positive class's rows, as the
     design contract allows). The rows are the log polaroc reads.
 
+    A repeated design (``repeats=r``, ``cv="5x2"`` or a scikit-learn repeated
+    splitter) runs r cross-validations, each on its own random stratified split, and
+    logs a ``repeat`` column (``0 … r−1``) with fold ids restarting at 0 in every
+    repeat; only a repeated design has that column. r × k designs give the corrected
+    repeated t test of Nadeau & Bengio (2003) and Bouckaert & Frank (2004) more
+    differences to work with; the 5 × 2 design is Dietterich's (1998), for
+    :func:`polaroc.paired_ttest_5x2cv` and Alpaydın's (1999)
+    :func:`polaroc.combined_ftest_5x2cv`.
+
     Parameters
     ----------
     models
@@ -52,11 +64,22 @@ def cross_validate_log(
         Features (2-D array-like) and class labels (1-D), as for ``estimator.fit``.
     cv
         The splits: an int ``k`` for ``StratifiedKFold(k, shuffle=True,
-        random_state=seed)`` (Bradley's stratified 10-fold design by default), a
-        scikit-learn splitter (anything with ``split(x, y)``, e.g.
-        ``PredefinedSplit(pr_folds)`` to use fold ids from
-        :func:`polaroc.stratified_folds`), or an iterable of ``(train, test)``
-        index arrays. The ``fold`` column numbers the splits in order from 0.
+        random_state=seed)`` (Bradley's stratified 10-fold design by default), or
+        with ``repeats=r`` for ``RepeatedStratifiedKFold(n_splits=k, n_repeats=r,
+        random_state=seed)`` (whose first repeat is the unrepeated split); ``"5x2"``
+        for Dietterich's five repeats of stratified 2-fold; a scikit-learn splitter
+        (anything with ``split(x, y)``, e.g. ``PredefinedSplit(pr_folds)`` to use
+        fold ids from :func:`polaroc.stratified_folds`; a ``RepeatedStratifiedKFold``
+        or ``RepeatedKFold`` is logged with its repeats); or an iterable of
+        ``(train, test)`` index arrays. The ``fold`` column numbers the splits in
+        order from 0, restarting in every repeat.
+    repeats
+        Number of repeats r, for a repeated design (adds the ``repeat`` column, even
+        for ``repeats=1``). With an int ``cv``, every repeat is a new seeded stratified
+        split; with a splitter or an iterable of splits, their splits are taken as r
+        consecutive runs of equally many folds. ``None`` (default): no repeats, except
+        for ``cv="5x2"`` (5) and scikit-learn's repeated splitters (their
+        ``n_repeats``).
     seed
         ``random_state`` of the default splitter (the estimators' own seeds are
         theirs to set).
@@ -75,10 +98,10 @@ def cross_validate_log(
     Returns
     -------
     pl.DataFrame
-        ``[dataset,] model`` (String), ``fold`` (Int64), ``sample`` (Int64: the row
-        of ``x``), ``class``, ``score`` (Float64), ``label``, sorted by model, fold,
-        sample and class. Write it with ``write_parquet`` and read it back lazily
-        with :func:`polaroc.scan_logs`.
+        ``[dataset,] model`` (String), ``[repeat,]`` ``fold`` (Int64), ``sample``
+        (Int64: the row of ``x``), ``class``, ``score`` (Float64), ``label``, sorted
+        by model, repeat, fold, sample and class. Write it with ``write_parquet``
+        and read it back lazily with :func:`polaroc.scan_logs`.
 
     Raises
     ------
@@ -86,8 +109,9 @@ def cross_validate_log(
         scikit-learn is not installed.
     ValueError
         No models, ``x`` and ``y`` of different lengths, a split with an empty test
-        part, labels outside ``class_names``, or a one-column score for more than
-        two classes.
+        part, labels outside ``class_names``, a one-column score for more than
+        two classes, ``repeats`` below 1 or not dividing the number of splits, or
+        ``repeats`` that contradicts ``cv`` (``"5x2"``, a repeated splitter).
     TypeError
         A model name that is not a string, or an estimator without ``method``.
 
@@ -142,36 +166,64 @@ def cross_validate_log(
     │ naive_bayes ┆ 5     ┆ 0.99 ┆ 0.047 │
     │ tree        ┆ 5     ┆ 0.96 ┆ 0.053 │
     └─────────────┴───────┴──────┴───────┘
+
+    Dietterich's 5 × 2 design logs five repeats of two folds, every sample tested
+    once per repeat:
+
+    >>> nb = {"naive_bayes": GaussianNB()}
+    >>> log_5x2 = pr.cross_validate_log(nb, iris.data, iris.target, cv="5x2")
+    >>> log_5x2.group_by("repeat").agg(
+    ...     pl.col("fold").unique().sort().alias("folds"), pl.col("sample").n_unique()
+    ... ).sort("repeat")
+    shape: (5, 3)
+    ┌────────┬───────────┬────────┐
+    │ repeat ┆ folds     ┆ sample │
+    │ ---    ┆ ---       ┆ ---    │
+    │ i64    ┆ list[i64] ┆ u32    │
+    ╞════════╪═══════════╪════════╡
+    │ 0      ┆ [0, 1]    ┆ 150    │
+    │ 1      ┆ [0, 1]    ┆ 150    │
+    │ 2      ┆ [0, 1]    ┆ 150    │
+    │ 3      ┆ [0, 1]    ┆ 150    │
+    │ 4      ┆ [0, 1]    ┆ 150    │
+    └────────┴───────────┴────────┘
     """
     clone = _sklearn_clone()
     x_arr, y_arr = _check_data(x, y)
     _check_models(models, method)
-    splits = _splits(cv, x_arr, y_arr, seed)
+    splits, repeats = _design(cv, repeats, x_arr, y_arr, seed)
+    per_repeat = len(splits) // (repeats or 1)
     columns: dict[str, list[np.ndarray]] = {
-        k: [] for k in ("model", "fold", "sample", "class", "score", "label")
+        k: [] for k in ("model", "repeat", "fold", "sample", "class", "score", "label")
     }
-    for fold, (train, test) in enumerate(splits):
+    for split, (train, test) in enumerate(splits):
+        repeat, fold = divmod(split, per_repeat)
         for name, template in models.items():
             estimator = clone(template).fit(x_arr[train], y_arr[train])
             classes, scores = _scores(estimator, method, x_arr[test], name)
             n_test, n_classes = scores.shape
             columns["model"].append(np.full(n_test * n_classes, name, dtype=object))
+            columns["repeat"].append(np.full(n_test * n_classes, repeat, dtype=np.int64))
             columns["fold"].append(np.full(n_test * n_classes, fold, dtype=np.int64))
             columns["sample"].append(np.repeat(test, n_classes))
             columns["class"].append(np.tile(classes, n_test))
             columns["score"].append(scores.ravel())
             columns["label"].append(np.repeat(y_arr[test], n_classes))
     data = {k: np.concatenate(v) for k, v in columns.items()}
-    schema: dict[str, Any] = {"model": pl.String, "fold": pl.Int64, "sample": pl.Int64}
+    schema: dict[str, Any] = {"model": pl.String, "repeat": pl.Int64, "fold": pl.Int64}
+    schema["sample"] = pl.Int64
     schema["score"] = pl.Float64
     if class_names is not None:
         names = _class_names(class_names, data["class"], data["label"])
         data["class"], data["label"] = names[data["class"]], names[data["label"]]
         schema["class"] = schema["label"] = pl.Enum(list(names))
     log = pl.DataFrame(data, schema_overrides=schema)
+    if repeats is None:
+        log = log.drop("repeat")
     if dataset is not None:
         log = log.select(pl.lit(dataset, dtype=pl.String).alias("dataset"), pl.all())
-    return log.sort("model", "fold", "sample", "class")
+    keys = ("model", "repeat", "fold", "sample", "class")
+    return log.sort([key for key in keys if key in log.columns])
 
 
 def _sklearn_clone() -> Any:
@@ -198,7 +250,8 @@ def _check_models(models: Mapping[str, Any], method: str) -> None:
     if not models:
         msg = "`models` is empty; give {name: estimator}, e.g. {'nb': GaussianNB()}"
         raise ValueError(msg)
-    for name, estimator in models.items():
+    names: Sequence[object] = list(models)  # user input: the str keys are not checked yet
+    for name, estimator in zip(names, models.values(), strict=True):
         if not isinstance(name, str):
             msg = f"model names must be strings, got {type(name).__name__}: {name!r}"
             raise TypeError(msg)
@@ -208,6 +261,54 @@ def _check_models(models: Mapping[str, Any], method: str) -> None:
                 "pick another `method`, e.g. method='decision_function'"
             )
             raise TypeError(msg)
+
+
+def _design(
+    cv: int | str | Any, repeats: int | None, x: np.ndarray, y: np.ndarray, seed: int
+) -> tuple[list[tuple[Any, Any]], int | None]:
+    """The splits in order, and the number of repeats they form (``None``: unrepeated)."""
+    repeats = _check_repeats(repeats)
+    if isinstance(cv, str):
+        if cv != "5x2":
+            msg = f"cv={cv!r} is not a design polaroc knows; use an int k, '5x2' or a splitter"
+            raise ValueError(msg)
+        cv, repeats = 2, _agree(repeats, 5, "cv='5x2' is five repeats of 2-fold")
+    elif (implied := _splitter_repeats(cv)) is not None:
+        repeats = _agree(repeats, implied, f"the splitter has n_repeats={implied}")
+    if isinstance(cv, int | np.integer) and repeats is not None:
+        from sklearn.model_selection import RepeatedStratifiedKFold
+
+        cv = RepeatedStratifiedKFold(n_splits=int(cv), n_repeats=repeats, random_state=seed)
+    splits = _splits(cv, x, y, seed)
+    if repeats is not None and len(splits) % repeats:
+        msg = (
+            f"{len(splits)} splits do not make {repeats} repeats of equally many folds; "
+            "give repeats that divide the number of splits"
+        )
+        raise ValueError(msg)
+    return splits, repeats
+
+
+def _check_repeats(repeats: object) -> int | None:
+    if repeats is None:
+        return None
+    if isinstance(repeats, bool) or not isinstance(repeats, int | np.integer) or repeats < 1:
+        msg = f"repeats must be a positive integer (or None), got {repeats!r}"
+        raise ValueError(msg)
+    return int(repeats)
+
+
+def _splitter_repeats(cv: object) -> int | None:
+    """``n_repeats`` of scikit-learn's RepeatedKFold / RepeatedStratifiedKFold, else None."""
+    n_repeats = getattr(cv, "n_repeats", None)
+    return n_repeats if hasattr(cv, "split") and isinstance(n_repeats, int) else None
+
+
+def _agree(repeats: int | None, implied: int, why: str) -> int:
+    if repeats is not None and repeats != implied:
+        msg = f"repeats={repeats} contradicts cv: {why}; leave repeats out"
+        raise ValueError(msg)
+    return implied
 
 
 def _splits(cv: int | Any, x: np.ndarray, y: np.ndarray, seed: int) -> list[tuple[Any, Any]]:

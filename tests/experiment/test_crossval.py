@@ -1,14 +1,21 @@
-"""cross_validate_log: the logged scores are scikit-learn's out-of-fold scores, row for row."""
+"""cross_validate_log: the logged scores are scikit-learn's out-of-fold scores, row for row,
+in one k-fold split or in every repeat of an r × k or 5 × 2 design."""
 
 from __future__ import annotations
 
 import numpy as np
 import polars as pl
 import pytest
+from sklearn.base import clone
 from sklearn.datasets import load_breast_cancer, load_iris
 from sklearn.linear_model import LogisticRegression
 from sklearn.metrics import roc_auc_score
-from sklearn.model_selection import PredefinedSplit, StratifiedKFold, cross_val_predict
+from sklearn.model_selection import (
+    PredefinedSplit,
+    RepeatedStratifiedKFold,
+    StratifiedKFold,
+    cross_val_predict,
+)
 from sklearn.naive_bayes import GaussianNB
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
@@ -189,3 +196,133 @@ class OneColumn:
 def test_bad_input_says_what_to_fix(iris, call, error, match):
     with pytest.raises(error, match=match):
         call(iris.data, iris.target)
+
+
+# ------------------------------------------------------------------ repeated designs
+
+
+def fold_ids(log: pl.DataFrame) -> pl.DataFrame:
+    """One row per (repeat, sample): the fold that tested the sample in that repeat."""
+    return log.select("repeat", "sample", "fold").unique().sort("repeat", "sample")
+
+
+def test_each_repeat_is_a_stratified_partition(cancer):
+    x, y = cancer
+    log = pr.cross_validate_log(models(), x, y, cv=4, repeats=3, seed=5)
+    assert log.columns == ["model", "repeat", "fold", "sample", "class", "score", "label"]
+    assert log.schema["repeat"] == pl.Int64
+    assert log.height == 3 * 2 * len(y) * 2  # repeats × models × samples × classes
+    per_split = log.group_by("model", "repeat", "fold").agg(
+        pl.col("sample").unique().sort().alias("test")
+    )
+    assert sorted(per_split["repeat"].unique().to_list()) == [0, 1, 2]
+    assert sorted(per_split["fold"].unique().to_list()) == [0, 1, 2, 3]
+    runs = per_split.partition_by("model", "repeat")
+    assert len(runs) == 2 * 3
+    for splits in runs:
+        tested = np.concatenate(splits["test"].to_list())
+        # every sample tested exactly once per repeat and model
+        np.testing.assert_array_equal(np.sort(tested), np.arange(len(y)))
+        for test in splits["test"].to_list():
+            for cls in (0, 1):
+                share = np.sum(y == cls) / 4
+                assert np.floor(share) <= np.sum(y[test] == cls) <= np.ceil(share)
+    # repeats are different splits, not relabelled copies of one
+    ids = fold_ids(log.filter(pl.col("model") == "nb"))
+    together = [
+        {frozenset(t) for t in part.group_by("fold").agg("sample")["sample"].to_list()}
+        for part in ids.partition_by("repeat", maintain_order=True)
+    ]
+    assert together[0] != together[1] != together[2] != together[0]
+
+
+def test_repeated_log_is_seeded(cancer):
+    x, y = cancer
+    first = pr.cross_validate_log({"nb": GaussianNB()}, x, y, cv=3, repeats=4, seed=8)
+    again = pr.cross_validate_log({"nb": GaussianNB()}, x, y, cv=3, repeats=4, seed=8)
+    other = pr.cross_validate_log({"nb": GaussianNB()}, x, y, cv=3, repeats=4, seed=9)
+    assert first.equals(again)
+    assert not fold_ids(first)["fold"].equals(fold_ids(other)["fold"])
+
+
+def test_repeated_scores_equal_a_manual_refit(cancer):
+    x, y = cancer
+    log = pr.cross_validate_log(models(), x, y, cv=4, repeats=3, seed=5)
+    splitter = RepeatedStratifiedKFold(n_splits=4, n_repeats=3, random_state=5)
+    for split, (train, test) in enumerate(splitter.split(x, y)):
+        repeat, fold = divmod(split, 4)
+        for name, estimator in models().items():
+            expected = clone(estimator).fit(x[train], y[train]).predict_proba(x[test])
+            rows = log.filter(
+                pl.col("model") == name, pl.col("repeat") == repeat, pl.col("fold") == fold
+            ).sort("sample", "class")
+            np.testing.assert_array_equal(rows["sample"].unique().to_numpy(), np.sort(test))
+            order = np.argsort(test)
+            np.testing.assert_allclose(
+                rows["score"].to_numpy().reshape(-1, 2), expected[order], rtol=1e-12, atol=1e-12
+            )
+    # the first repeat is the unrepeated design with the same seed
+    plain = pr.cross_validate_log(models(), x, y, cv=4, seed=5)
+    assert log.filter(pl.col("repeat") == 0).drop("repeat").equals(plain)
+
+
+def test_five_by_two_design(cancer):
+    x, y = cancer
+    log = pr.cross_validate_log({"nb": GaussianNB()}, x, y, cv="5x2", seed=1)
+    assert log.columns[:3] == ["model", "repeat", "fold"]
+    sizes = log.group_by("repeat", "fold").agg(pl.col("sample").n_unique()).sort("repeat", "fold")
+    assert sizes.height == 5 * 2
+    assert sizes["repeat"].to_list() == [0, 0, 1, 1, 2, 2, 3, 3, 4, 4]
+    assert sizes["fold"].to_list() == [0, 1] * 5
+    assert set(sizes["sample"].to_list()) == {len(y) // 2}  # two halves of 200
+    # the same design spelt as k = 2 with five repeats, or as scikit-learn's splitter
+    assert log.equals(pr.cross_validate_log({"nb": GaussianNB()}, x, y, cv=2, repeats=5, seed=1))
+    splitter = RepeatedStratifiedKFold(n_splits=2, n_repeats=5, random_state=1)
+    assert log.equals(pr.cross_validate_log({"nb": GaussianNB()}, x, y, cv=splitter))
+
+
+def test_repeat_column_only_when_repeats_are_asked_for(iris):
+    nb = {"nb": GaussianNB()}
+    assert "repeat" not in pr.cross_validate_log(nb, iris.data, iris.target, cv=3).columns
+    one = pr.cross_validate_log(nb, iris.data, iris.target, cv=3, repeats=1, seed=2)
+    assert one["repeat"].unique().to_list() == [0]
+    plain = pr.cross_validate_log(nb, iris.data, iris.target, cv=3, seed=2)
+    assert one.drop("repeat").equals(plain)
+
+
+def test_splits_of_a_repeated_stratified_folds_design(iris):
+    # fold ids from pr.stratified_folds(repeat=...), given as (train, test) pairs per repeat
+    data = pl.DataFrame({"label": iris.target}).with_row_index("sample")
+    design = data.join(pl.DataFrame({"repeat": range(3)}), how="cross").with_columns(
+        pr.stratified_folds("label", k=5, seed=4, repeat="repeat")
+    )
+    pairs = []
+    for repeat in range(3):
+        part = design.filter(pl.col("repeat") == repeat)
+        for fold in range(5):
+            test = part.filter(pl.col("fold") == fold)["sample"].to_numpy().astype(int)
+            pairs.append((np.setdiff1d(np.arange(150), test), test))
+    log = pr.cross_validate_log({"nb": GaussianNB()}, iris.data, iris.target, cv=pairs, repeats=3)
+    expected = design.select("repeat", pl.col("sample").cast(pl.Int64), "fold").sort(
+        "repeat", "sample"
+    )
+    assert fold_ids(log).equals(expected)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "match"),
+    [
+        ({"cv": 3, "repeats": 0}, "positive integer"),
+        ({"cv": 3, "repeats": True}, "positive integer"),
+        ({"cv": "5x3"}, "not a design"),
+        ({"cv": "5x2", "repeats": 3}, "contradicts cv"),
+        (
+            {"cv": RepeatedStratifiedKFold(n_splits=2, n_repeats=2, random_state=0), "repeats": 3},
+            "n_repeats=2",
+        ),
+        ({"cv": StratifiedKFold(3), "repeats": 2}, "3 splits do not make 2 repeats"),
+    ],
+)
+def test_bad_repeats_say_what_to_fix(iris, kwargs, match):
+    with pytest.raises(ValueError, match=match):
+        pr.cross_validate_log({"nb": GaussianNB()}, iris.data, iris.target, **kwargs)
