@@ -22,6 +22,7 @@ from polaroc.metrics.curves import partial_auc, roc_curve, roc_points, trapezoid
 from polaroc.metrics.fold_curves import average_roc, pooled_roc, pooling_table
 from polaroc.metrics.multiclass import multiclass_auc, pairwise_auc, proportion_correct
 from polaroc.metrics.operating import min_cost_point, neyman_pearson_point, youden_point
+from polaroc.metrics.precision_recall import average_precision, pooled_pr_curve, pr_curve
 from polaroc.metrics.resample import bootstrap
 from polaroc.metrics.scored import sauc, sauc_parts
 
@@ -29,6 +30,7 @@ __all__ = [
     "accuracy",
     "auc",
     "auc_se",
+    "average_precision",
     "average_roc",
     "bootstrap",
     "confusion",
@@ -41,9 +43,11 @@ __all__ = [
     "npv",
     "pairwise_auc",
     "partial_auc",
+    "pooled_pr_curve",
     "pooled_roc",
     "pooling_table",
     "ppv",
+    "pr_curve",
     "proportion_correct",
     "roc_curve",
     "roc_points",
