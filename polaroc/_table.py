@@ -46,6 +46,56 @@ ROUNDING = 1e-12
 DIGITS = 12
 
 
+def negligible(x: pl.Expr, scale: pl.Expr, n: pl.Expr | float = 1.0) -> pl.Expr:
+    """Whether ``x`` — a difference, spread, variance or sum of ``n`` squares — is zero.
+
+    "Zero up to rounding": a difference or spread is zero when ``|x| <= ROUNDING·scale``
+    with ``scale`` the largest absolute value it was computed from; a sum of ``n``
+    squares (or a variance times its df) is zero when ``x <= n·(ROUNDING·scale)²``.
+    Pass ``n`` for squares, leave it 1 for plain differences and a variance is
+    ``negligible(var·df, scale, df)``. The single place every comparison decides that
+    a variance or a sum of squares is zero.
+
+    Null when ``x`` or ``scale`` is NaN or null: Polars orders NaN above every number
+    (``NaN <= NaN`` is true), and a NaN must never pass for a zero.
+    """
+    n_expr = n if isinstance(n, pl.Expr) else pl.lit(n)
+    squares = isinstance(n, pl.Expr) or n != 1.0
+    bound = (ROUNDING * scale) ** 2 * n_expr if squares else ROUNDING * scale
+    nan = x.is_nan() | scale.is_nan()
+    return pl.when(~nan).then(x.abs() <= bound)
+
+
+def poisoned(
+    frame: pl.LazyFrame, flag: str, keep: Iterable[str], nulled: Iterable[str] = ()
+) -> pl.LazyFrame:
+    """NaN in, NaN out: where column ``flag`` is true, void every statistic of the row.
+
+    The one mechanism for NaN in a per-fold table: each comparison computes ``flag``
+    (its row — a model pair or a by group — was computed from a NaN metric value)
+    and passes its result through here, so a NaN value never turns into a finite
+    number, ±inf, p = 0 or a decision. Every float column not in ``keep`` becomes
+    NaN, every Boolean column (decisions such as ``reject``) and every column named
+    in ``nulled`` (ranks, letters) becomes null. ``flag`` is dropped.
+    """
+    schema = frame.collect_schema()
+    keep, nulled = set(keep), set(nulled)
+    bad = pl.col(flag).fill_null(value=False)
+    columns = []
+    for name, dtype in schema.items():
+        if name == flag:
+            continue
+        if name in keep:
+            columns.append(pl.col(name))
+        elif name in nulled or dtype == pl.Boolean:
+            columns.append(pl.when(~bad).then(pl.col(name)).alias(name))
+        elif dtype.is_float():
+            columns.append(pl.when(bad).then(float("nan")).otherwise(pl.col(name)).alias(name))
+        else:
+            columns.append(pl.col(name))
+    return frame.select(columns)
+
+
 def over(expr: pl.Expr, by: list[str], **kwargs: Any) -> pl.Expr:
     """``expr.over(by, ...)``; with no ``by`` and no ordering, ``expr`` itself."""
     if not by and not kwargs:

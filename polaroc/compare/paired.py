@@ -10,25 +10,34 @@ rates, and their headline result (§IV-B) is how often the two tests agree.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+import inspect
+import re
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any
 
 import polars as pl
 
 from polaroc._dist import t_ppf, t_sf
 from polaroc._input import ColumnLike, FrameLike
 from polaroc._table import (
-    ROUNDING,
     VALUE,
     Adjust,
     FoldTable,
+    adjust_p,
     check_adjust,
     check_alpha,
+    decision,
+    negligible,
     over,
+    poisoned,
     read_fold_table,
     with_adjusted,
 )
 
 __all__ = ["paired_ttest", "test_agreement"]
+
+PairwiseTest = Callable[..., pl.LazyFrame]
+"""A frequentist pairwise table: ``(table, metric, *, by, alpha, model, …) -> LazyFrame``."""
 
 
 def _fold_differences(ft: FoldTable) -> pl.LazyFrame:
@@ -194,8 +203,9 @@ def paired_ttest(
     keys = [*ft.by, "model_a", "model_b"]
     d = pl.col("_pr_diff")
     # Differences equal up to rounding are equal: their variance is exactly zero.
-    noise = ROUNDING * pl.max_horizontal(pl.col("_pr_a").abs().max(), pl.col("_pr_b").abs().max())
-    constant = (d.count() > 1) & (d.max() - d.min() <= noise) & d.is_nan().not_().all()
+    scale = pl.max_horizontal(pl.col("_pr_a").abs().max(), pl.col("_pr_b").abs().max())
+    finite = d.is_finite().all()
+    constant = (d.count() > 1) & finite & negligible(d.max() - d.min(), scale).fill_null(False)
     stats = (
         _fold_differences(ft)
         .group_by(keys)
@@ -203,20 +213,23 @@ def paired_ttest(
             k=d.count().cast(pl.Int64),
             mean_diff=d.mean(),
             sd_diff=pl.when(constant).then(0.0).otherwise(d.std()),
-            _pr_zero=constant & (d.mean().abs() <= noise),
+            _pr_zero=constant & negligible(d.mean(), scale).fill_null(False),
             _pr_folds=pl.col("_pr_folds").first(),
+            _pr_nan=d.is_nan().any(),
         )
     )
     ratio: pl.Expr | None = None
     if correction:
         default = 1.0 / (pl.col("_pr_folds") - 1).cast(pl.Float64)
         ratio = default if test_train_ratio is None else pl.lit(test_train_ratio)
-    return _t_columns(stats, keys, alpha, adjust, ratio).sort(keys)
+    out = _t_columns(stats, [*keys, "_pr_nan"], keys, alpha, adjust, ratio)
+    return poisoned(out, "_pr_nan", keep=[*keys, "k", "df"]).sort(keys)
 
 
 def _t_columns(
     stats: pl.LazyFrame,
     keys: list[str],
+    pairs: list[str],
     alpha: float,
     adjust: str | None,
     ratio: pl.Expr | None,
@@ -234,13 +247,16 @@ def _t_columns(
     )
     out = out.with_columns(p_value=2.0 * t_sf(pl.col("t").abs(), pl.col("df")))
     columns = [*keys, "k", "mean_diff", "sd_diff", "t", "df", "p_value", "ci_low", "ci_high"]
-    return with_adjusted(out, columns, keys[:-2], alpha, adjust)
+    return with_adjusted(out, columns, pairs[:-2], alpha, adjust)
 
 
 def test_agreement(
     table: FrameLike,
     metrics: Sequence[ColumnLike] = ("auc", "error"),
     *,
+    test: PairwiseTest | None = None,
+    options: Mapping[str, Any] | None = None,
+    names: Sequence[str] | None = None,
     by: str | Iterable[str] | None = None,
     alpha: float = 0.05,
     adjust: Adjust = None,
@@ -249,13 +265,16 @@ def test_agreement(
     fold: str = "fold",
     dataset: str = "dataset",
 ) -> pl.LazyFrame:
-    """Cross-tabulate the decisions of two paired t tests over every model pair.
+    """Cross-tabulate the decisions of one pairwise test on two metrics over every model pair.
 
     Aslan, Yıldız & Alpaydın (2009, §IV-B) run the k-fold paired t test on the fold
     AUCs ("AUC test") and on the fold error rates ("error test") for every pair of
     algorithms on every data set, and count the four outcomes: both accept, only
-    the AUC test rejects, only the error test rejects, both reject. Each test is
-    :func:`paired_ttest` with the same ``alpha``/``adjust``.
+    the AUC test rejects, only the error test rejects, both reject. The test is a
+    parameter: any frequentist pairwise table of polaroc — :func:`paired_ttest`
+    (default; corrected on repeated folds, or ``options={"correction": False}``),
+    :func:`wilcoxon_test`, ``sign_test``, ``paired_ttest_5x2cv``,
+    ``combined_ftest_5x2cv`` — or any function of the same shape.
 
     Parameters
     ----------
@@ -263,11 +282,28 @@ def test_agreement(
         Per-fold table (see :func:`paired_ttest`).
     metrics
         Exactly two metric columns (names or expressions), first and second test.
+    test
+        The pairwise test, called as ``test(table, metric, by=by, alpha=alpha,
+        model=model, **options)`` (plus ``fold=``/``dataset=`` when it takes them);
+        it must return by…, ``model_a``, ``model_b``, …, ``p_value``, ``reject``.
+        Default :func:`paired_ttest`.
+    options
+        Extra keyword arguments of ``test``, e.g. ``{"correction": False}``.
+    names
+        Two names for the metrics in the output. Default: a column name as given;
+        an expression's alias, else its output name when that is one of its
+        columns (``pl.col("auc") * 100`` is "auc"), else its text when Polars would
+        name it after a literal (``1 - pl.col("error")`` is "1 - error", never
+        "literal").
     by
         Groups tested separately, e.g. data sets; the counts are over all pairs of
-        all groups. ``None`` means ``"dataset"`` when present.
-    alpha, adjust
-        As for :func:`paired_ttest`.
+        all groups. Passed to ``test`` (for :func:`paired_ttest` ``None`` means
+        ``"dataset"`` when present).
+    alpha
+        Significance level of both tests.
+    adjust
+        ``"holm"`` or ``"bonferroni"``: each test's p-values are adjusted across
+        the model pairs of each by group and its decision is based on them.
     lower_is_better
         Metric names for which the lower value wins (error rate, cost): used only to
         report which model each test favours, since the tests are two-sided.
@@ -279,10 +315,12 @@ def test_agreement(
     pl.LazyFrame
         Five rows, always in this order: ``case`` ("both accept", "only <m1>
         rejects", "only <m2> rejects", "both reject", and "undecided" for pairs
-        where a test's decision is null, e.g. zero variance), ``<m1>_rejects``,
-        ``<m2>_rejects``, ``count`` and ``pairs``: a list of structs with by…,
-        ``model_a``, ``model_b`` and, per metric, ``mean_diff_<m>`` (a − b),
-        ``p_value_<m>`` and ``better_<m>`` (the favoured model, null on a tie).
+        where a test's decision is null, e.g. zero variance or a NaN value),
+        ``<m1>_rejects``, ``<m2>_rejects``, ``count`` and ``pairs``: a list of
+        structs with by…, ``model_a``, ``model_b`` and, per metric,
+        ``mean_diff_<m>`` (a − b, null when the test reports none), ``p_value_<m>``
+        (adjusted with ``adjust``) and ``better_<m>`` (the favoured model, from the
+        sign of ``mean_diff``, else R⁺ − R⁻, wins, t or z; null on a tie or NaN).
 
     Examples
     --------
@@ -324,54 +362,90 @@ def test_agreement(
     if isinstance(metrics, str | pl.Expr) or len(metrics) != 2:
         msg = f"metrics must be two metric columns, e.g. ('auc', 'error'); got {metrics!r}"
         raise ValueError(msg)
-    lower = set(lower_is_better)
-    tests = []
-    for metric in metrics:
-        test = paired_ttest(
-            table, metric, by=by, alpha=alpha, adjust=adjust,
-            model=model, fold=fold, dataset=dataset,
-        )  # fmt: skip
-        tests.append(test)
-    names = [_metric_name(m) for m in metrics]
-    if names[0] == names[1]:
-        msg = f"the two metrics need different names, got {names[0]!r} twice"
+    check_alpha(alpha)
+    check_adjust(adjust)
+    labels = [_metric_name(m) for m in metrics] if names is None else list(names)
+    if isinstance(names, str) or len(labels) != 2 or labels[0] == labels[1]:
+        msg = f"the two metrics need two different names, got {labels!r}; pass names=(…, …)"
         raise ValueError(msg)
-    keys = [c for c in tests[0].collect_schema().names() if c not in _TEST_COLUMNS]
-    parts = [_decisions(t, keys, n, n in lower) for t, n in zip(tests, names, strict=True)]
+    run = paired_ttest if test is None else test
+    kwargs: dict[str, Any] = {"by": by, "alpha": alpha, "model": model, **(options or {})}
+    accepted = inspect.signature(run).parameters
+    kwargs |= {k: v for k, v in (("fold", fold), ("dataset", dataset)) if k in accepted}
+    lower = set(lower_is_better)
+    parts = []
+    keys: list[str] = []
+    for metric, name in zip(metrics, labels, strict=True):
+        result = run(table, metric, **kwargs)
+        columns = result.collect_schema().names()
+        if not {"model_a", "model_b", "p_value"} <= set(columns):
+            msg = f"test {run.__name__} must return model_a, model_b and p_value columns"
+            raise ValueError(msg)
+        keys = columns[: columns.index("model_b") + 1]
+        parts.append(_decisions(result, keys, name, name in lower, alpha, adjust))
     pairs = parts[0].join(parts[1], on=keys, nulls_equal=True)
-    return _cases(pairs, keys, names)
+    return _cases(pairs, keys, labels)
 
 
-test_agreement.__test__ = False  # a library function, not a pytest test
-
-
-_TEST_COLUMNS = (
-    "k", "mean_diff", "sd_diff", "t", "df", "p_value", "p_adjusted", "ci_low", "ci_high", "reject",
-)  # fmt: skip
+test_agreement.__test__ = False  # type: ignore[attr-defined]  # pytest must not collect it
 
 
 def _metric_name(metric: ColumnLike) -> str:
+    """A metric's label: its name, alias, output column, or text when named after a literal."""
     if isinstance(metric, str):
         return metric
     name = metric.meta.output_name(raise_if_undetermined=False)
-    if not name:
-        msg = f"name the metric expression with .alias(...): {metric}"
-        raise ValueError(msg)
-    return name
+    aliased = not metric.meta.undo_aliases().meta.eq(metric)
+    if name and (aliased or name in metric.meta.root_names()):
+        return name
+    text = re.sub(r'col\("([^"]*)"\)', r"\1", str(metric))
+    text = re.sub(r"dyn \w+: ", "", text)
+    text = re.sub(r"\(([^()\s]+)\)", r"\1", text)
+    return text.removeprefix("[").removesuffix("]")
 
 
-def _decisions(test: pl.LazyFrame, keys: list[str], name: str, lower: bool) -> pl.LazyFrame:
-    m = pl.col("mean_diff")
+def _direction(columns: list[str]) -> pl.Expr:
+    """A quantity whose sign says which model the test favours (a − b), or null."""
+    if "mean_diff" in columns:
+        return pl.col("mean_diff")
+    if {"r_plus", "r_minus"} <= set(columns):
+        return pl.col("r_plus") - pl.col("r_minus")
+    if {"wins_a", "wins_b"} <= set(columns):
+        return (pl.col("wins_a") - pl.col("wins_b")).cast(pl.Float64)
+    for name in ("t", "z"):
+        if name in columns:
+            return pl.col(name)
+    return pl.lit(None, dtype=pl.Float64)
+
+
+def _decisions(
+    test: pl.LazyFrame,
+    keys: list[str],
+    name: str,
+    lower: bool,
+    alpha: float,
+    adjust: str | None,
+) -> pl.LazyFrame:
+    columns = test.collect_schema().names()
+    m = _direction(columns).cast(pl.Float64)
     a_wins = m < 0 if lower else m > 0
     better = (
-        pl.when(m == 0).then(None).when(a_wins).then(pl.col("model_a")).otherwise(pl.col("model_b"))
+        pl.when(m.is_nan() | (m == 0))
+        .then(None)
+        .when(a_wins)
+        .then(pl.col("model_a"))
+        .otherwise(pl.col("model_b"))
     )
+    p = pl.col("p_value")
+    if adjust is not None:
+        p = adjust_p(p, keys[:-2], adjust)
+    mean_diff = pl.col("mean_diff") if "mean_diff" in columns else pl.lit(None, pl.Float64)
     return test.select(
         *keys,
-        pl.col("mean_diff").alias(f"mean_diff_{name}"),
-        pl.col("p_value").alias(f"p_value_{name}"),
+        mean_diff.alias(f"mean_diff_{name}"),
+        p.alias(f"p_value_{name}"),
         better.alias(f"better_{name}"),
-        pl.col("reject").alias(f"{name}_rejects"),
+        decision(p, alpha).alias(f"{name}_rejects"),
     )
 
 
