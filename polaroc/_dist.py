@@ -18,6 +18,7 @@ import polars as pl
 from scipy import stats
 
 __all__ = [
+    "binom_half_p",
     "chi2_sf",
     "f_sf",
     "normal_sf",
@@ -69,6 +70,25 @@ def t_ppf(q: pl.Expr | float, df: pl.Expr | float) -> pl.Expr:
 def f_sf(f: pl.Expr, df1: pl.Expr | float, df2: pl.Expr | float) -> pl.Expr:
     """Upper tail of the F distribution (scipy, result rows only)."""
     return _elementwise(stats.f.sf, f, df1, df2)
+
+
+def _binom_half_p_array(k: np.ndarray, n: np.ndarray) -> np.ndarray:
+    # Two-sided exact binomial p-value at success probability ½: the distribution is
+    # symmetric, so it is twice the smaller tail (capped at 1), as scipy.stats.binomtest.
+    usable = (n >= 1) & (k >= 0) & (k <= n)
+    n_ = np.where(usable, n, 1.0)
+    k_ = np.where(usable, k, 0.0)
+    tail = stats.binom.cdf(np.minimum(k_, n_ - k_), n_, 0.5)
+    return np.where(usable, np.minimum(1.0, 2.0 * tail), np.nan)
+
+
+def binom_half_p(k: pl.Expr, n: pl.Expr) -> pl.Expr:
+    """Two-sided exact binomial p-value of ``k`` successes in ``n`` trials under p = ½.
+
+    NaN when ``n < 1`` or an input is NaN, null when an input is null; scipy on the
+    result rows only (one per model pair).
+    """
+    return _elementwise(_binom_half_p_array, k, n)
 
 
 def chi2_sf(x: pl.Expr, df: pl.Expr | float) -> pl.Expr:

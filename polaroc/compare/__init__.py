@@ -5,7 +5,13 @@ Each function reads a table of one metric value per (model, fold) — the output
 returns a lazy table of statistics, p-values and decisions.
 """
 
-from polaroc.compare.across import friedman_test, mean_ranks, nemenyi_test, wilcoxon_test
+from polaroc.compare.across import (
+    friedman_test,
+    mean_ranks,
+    nemenyi_test,
+    sign_test,
+    wilcoxon_test,
+)
 from polaroc.compare.delong import delong_omnibus, delong_test
 from polaroc.compare.paired import paired_ttest, test_agreement
 from polaroc.compare.selection import select_models
@@ -25,6 +31,7 @@ __all__ = [
     "paired_ttest",
     "se_vs_sd",
     "select_models",
+    "sign_test",
     "test_agreement",
     "wilcoxon_test",
 ]

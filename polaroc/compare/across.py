@@ -15,6 +15,7 @@ from typing import Literal
 import polars as pl
 
 from polaroc._dist import (
+    binom_half_p,
     chi2_sf,
     f_sf,
     normal_sf,
@@ -23,9 +24,20 @@ from polaroc._dist import (
     studentized_range_sf,
 )
 from polaroc._input import ColumnLike, FrameLike, as_lazy, as_names, require_columns
-from polaroc._table import DIGITS, ROUNDING, VALUE, FoldTable, check_alpha, checked, metric_expr
+from polaroc._table import (
+    DIGITS,
+    ROUNDING,
+    VALUE,
+    Adjust,
+    FoldTable,
+    check_adjust,
+    check_alpha,
+    checked,
+    metric_expr,
+    with_adjusted,
+)
 
-__all__ = ["friedman_test", "mean_ranks", "nemenyi_test", "wilcoxon_test"]
+__all__ = ["friedman_test", "mean_ranks", "nemenyi_test", "sign_test", "wilcoxon_test"]
 
 _EXACT_MAX_N = 50  # exact signed-rank p-values up to this many data sets (as scipy)
 
@@ -203,6 +215,108 @@ def wilcoxon_test(
         p_value=p,
         reject=pl.when(p.is_not_nan()).then(p <= alpha),
     ).sort(keys)
+
+
+# ------------------------------------------------------------------------ sign test
+
+
+def sign_test(
+    table: FrameLike,
+    metric: ColumnLike = "auc",
+    *,
+    by: str | Iterable[str] | None = (),
+    alpha: float = 0.05,
+    adjust: Adjust = None,
+    model: str = "model",
+    dataset: str = "dataset",
+) -> pl.LazyFrame:
+    """Sign test for every pair of models over the data sets: count wins, losses and ties.
+
+    On each data set one model wins (higher mean metric; the test is two-sided, so
+    "higher" only names the side). Under H₀ each wins with probability ½, so the
+    number of wins of a is Binomial(N, ½). Ties count half for each model; with an
+    odd number of ties one is dropped (Demšar 2006, §3.1.3). The p-value is the exact
+    two-sided binomial test of wins_a + ⌊ties/2⌋ successes in
+    wins_a + wins_b + 2⌊ties/2⌋ trials. Means equal to 1e-12 of their size tie.
+
+    Parameters
+    ----------
+    table
+        Per-fold table with a ``dataset`` column (or one row per data set and
+        model); the metric is averaged over the rows of each (data set, model).
+    metric
+        Column name or expression.
+    by
+        Groups tested separately (not the data set: that is the sample).
+    alpha
+        Significance level of ``reject``.
+    adjust
+        ``"holm"`` or ``"bonferroni"``: add ``p_adjusted`` across the model pairs of
+        each ``by`` group and base ``reject`` on it.
+    model, dataset
+        Column names of the table.
+
+    Returns
+    -------
+    pl.LazyFrame
+        One row per unordered model pair: by…, ``model_a`` < ``model_b``,
+        ``wins_a``, ``wins_b``, ``ties``, ``p_value``, ``reject`` (and
+        ``p_adjusted``). A data set where either mean is null is left out of that
+        pair; a NaN mean makes the counts null, ``p_value`` NaN and ``reject`` null.
+
+    Raises
+    ------
+    ValueError, TypeError
+        As :func:`wilcoxon_test`.
+
+    Notes
+    -----
+    ``p_value`` equals ``scipy.stats.binomtest(k, n, 0.5).pvalue`` (computed with
+    scipy's binomial distribution on the result rows only).
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> import polaroc as pr
+    >>> table = pl.DataFrame({
+    ...     "dataset": [f"d{i}" for i in range(8)] * 2,
+    ...     "model": ["c45"] * 8 + ["nb"] * 8,
+    ...     "auc": [0.76, 0.83, 0.91, 0.70, 0.88, 0.79, 0.95, 0.81,
+    ...             0.739, 0.796, 0.922, 0.655, 0.853, 0.772, 0.898, 0.81],
+    ... })
+    >>> pr.sign_test(table, "auc").collect()
+    shape: (1, 7)
+    ┌─────────┬─────────┬────────┬────────┬──────┬─────────┬────────┐
+    │ model_a ┆ model_b ┆ wins_a ┆ wins_b ┆ ties ┆ p_value ┆ reject │
+    │ ---     ┆ ---     ┆ ---    ┆ ---    ┆ ---  ┆ ---     ┆ ---    │
+    │ str     ┆ str     ┆ i64    ┆ i64    ┆ i64  ┆ f64     ┆ bool   │
+    ╞═════════╪═════════╪════════╪════════╪══════╪═════════╪════════╡
+    │ c45     ┆ nb      ┆ 6      ┆ 1      ┆ 1    ┆ 0.125   ┆ false  │
+    └─────────┴─────────┴────────┴────────┴──────┴─────────┴────────┘
+    """
+    check_alpha(alpha)
+    check_adjust(adjust)
+    ft = dataset_means(table, metric=metric, by=by, model=model, dataset=dataset)
+    left = ft.frame.rename({ft.model: "model_a", VALUE: "_pr_a"})
+    right = ft.frame.rename({ft.model: "model_b", VALUE: "_pr_b"})
+    pairs = left.join(right, on=[*ft.by, ft.fold]).filter(pl.col("model_a") < pl.col("model_b"))
+    keys = [*ft.by, "model_a", "model_b"]
+    a, b = pl.col("_pr_a"), pl.col("_pr_b")
+    d = pl.when((a - b).abs() <= ROUNDING * pl.max_horizontal(a.abs(), b.abs())).then(0.0)
+    pairs = pairs.select(*keys, d.otherwise(a - b).alias("_pr_d")).drop_nulls("_pr_d")
+    dd = pl.col("_pr_d")
+    nan = dd.is_nan().any()
+    counts = pairs.group_by(keys).agg(
+        wins_a=pl.when(~nan).then((dd > 0).sum().cast(pl.Int64)),
+        wins_b=pl.when(~nan).then((dd < 0).sum().cast(pl.Int64)),
+        ties=pl.when(~nan).then((dd == 0).sum().cast(pl.Int64)),
+        _pr_nan=nan,
+    )
+    half = pl.col("ties") // 2
+    p = binom_half_p(pl.col("wins_a") + half, pl.col("wins_a") + pl.col("wins_b") + 2 * half)
+    out = counts.with_columns(p_value=pl.when(pl.col("_pr_nan")).then(float("nan")).otherwise(p))
+    columns = [*keys, "wins_a", "wins_b", "ties", "p_value"]
+    return with_adjusted(out, columns, ft.by, alpha, adjust).sort(keys)
 
 
 # ------------------------------------------------------------- Friedman, Nemenyi
