@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
+from functools import partial
 
 import polars as pl
 
@@ -56,43 +57,105 @@ def as_score(expr: pl.Expr, dtype: pl.DataType) -> pl.Expr:
     raise TypeError(msg)
 
 
+class DataError(pl.exceptions.ComputeError, ValueError):
+    """A problem in the data, found while a query runs.
+
+    A ``ValueError`` (the contract's error for bad input) and, for code that catches
+    Polars' run-time errors, a ``polars.exceptions.ComputeError``. Its first line is
+    the message; Polars appends the expression it was raised in.
+    """
+
+
+def _raise_if_failed(checks: pl.Series) -> pl.Series:
+    failed = checks.struct.field("failed")
+    if failed.any():
+        raise DataError(checks.struct.field("message").filter(failed).first())
+    return ~failed
+
+
 def fail_if(condition: pl.Expr, message: str | pl.Expr) -> pl.Expr:
     """Return an expression that is ``True``, or raises ``message`` at run time.
 
-    Polars has no expression that raises a chosen error, so the message is made the
-    input of a strict string-to-integer parse that fails exactly when ``condition``
-    (a scalar) holds: the ``polars.exceptions.ComputeError`` then quotes the message.
-    ``message`` may be a string expression built from the data (e.g. listing the
-    offending rows). Schema problems never come here; they raise ``TypeError`` at
-    plan time.
+    ``condition`` is a scalar (e.g. ``(...).any()``); when it holds, the query fails
+    with a :class:`DataError` whose first line is ``message``. ``message`` may be a
+    string expression built from the data (e.g. listing the offending rows). Polars
+    has no expression that raises, so the two are passed as one struct to a Python
+    function that raises: it is declared elementwise, so Polars calls it once per
+    batch of groups (not once per group) and never on the rows. Schema problems
+    never come here; they raise ``TypeError`` at plan time.
     """
     text = pl.lit(message) if isinstance(message, str) else message
-    parsed = pl.when(condition).then(text).otherwise(pl.lit("1"))
-    return parsed.str.to_integer(strict=True) == 1
+    checks = pl.struct(failed=condition.fill_null(False), message=text)
+    return checks.map_batches(_raise_if_failed, return_dtype=pl.Boolean, is_elementwise=True)
+
+
+def indicator_message(name: str, found: Sequence[object]) -> str:
+    """The error for a 0/1 positive indicator holding other values (``found``)."""
+    values = ", ".join(map(str, found))
+    return (
+        f"polaroc: the positive indicator {name} holds values other than 0 and 1 "
+        f"(such as {values}); pass a Boolean instead, e.g. pl.col({name}) == <positive class>"
+    )
+
+
+def not_indicator_values(values: pl.Series) -> list[object]:
+    """The (at most five, sorted) non-null values of ``values`` other than 0 and 1."""
+    bad = values.filter(values.is_not_null() & ~values.is_in([0, 1]))
+    return bad.unique().sort().head(5).to_list()
+
+
+def _check_indicator(values: pl.Series, *, name: str) -> pl.Series:
+    found = not_indicator_values(values)
+    if found:
+        raise DataError(indicator_message(name, found))
+    return values
 
 
 def as_indicator(expr: pl.Expr, dtype: pl.DataType) -> tuple[pl.Expr, pl.Expr | None]:
     """Return ``(is_positive, check)`` for a Boolean or 0/1 integer indicator.
 
-    ``check`` is ``None`` for a Boolean column; for an integer column it is an
-    expression that raises at run time if any value is not 0 or 1 (a 0/2 or -1/1
-    column would otherwise be counted silently).
+    ``check`` is ``None``: an integer column is checked as it is read, raising a
+    :class:`DataError` naming the column and the values found if a value is not 0
+    or 1 (a 0/2 or -1/1 column would otherwise be counted silently).
     """
     if dtype == pl.Boolean:
         return expr, None
     if dtype.is_integer():
-        name = describe(expr)
-        message = (
-            f"polaroc: the positive indicator {name} holds values other than 0 and 1; "
-            f"pass a Boolean instead, e.g. pl.col({name}) == <positive class>"
-        )
-        return expr == 1, fail_if((~expr.is_in([0, 1])).any(), message)
+        # checked row by row as the data streams past (once per batch, no aggregation)
+        check = partial(_check_indicator, name=describe(expr))
+        return expr.map_batches(check, return_dtype=dtype, is_elementwise=True) == 1, None
     msg = (
         f"positive indicator {describe(expr)} has dtype {dtype}; it must be Boolean or an "
         "integer 0/1 column. Compare it with the positive class, "
         "e.g. pl.col('label') == 'yes'."
     )
     raise TypeError(msg)
+
+
+def _check_indicator_frame(frame: pl.DataFrame, *, column: str) -> pl.DataFrame:
+    _check_indicator(frame.get_column(column), name=repr(column))
+    return frame
+
+
+def checked_indicator(frame: FrameLike, column: str) -> pl.LazyFrame:
+    """``frame`` with its 0/1 indicator ``column`` checked: at once for a ``DataFrame``.
+
+    A value other than 0 and 1 raises :class:`DataError` (a ``ValueError``) naming the
+    column and the values found: now for a ``DataFrame``, and for a ``LazyFrame``
+    when the query runs, checking each batch as it is read (the error is then the
+    message alone, without an expression dump).
+    """
+    if isinstance(frame, pl.DataFrame):
+        _check_indicator(frame.get_column(column), name=repr(column))
+        return frame.lazy()
+    check = partial(_check_indicator_frame, column=column)
+    return frame.map_batches(
+        check,
+        streamable=True,
+        predicate_pushdown=True,
+        projection_pushdown=True,
+        slice_pushdown=True,
+    )
 
 
 def as_weight(expr: pl.Expr, dtype: pl.DataType) -> tuple[pl.Expr, pl.Expr]:
@@ -192,6 +255,7 @@ class LogColumns:
     label: str = "label"
     sample: str = "sample"
     dataset: str = "dataset"
+    repeat: str = "repeat"
 
     def with_names(self, **names: str | None) -> LogColumns:
         """Return a copy with the given names replaced (``None`` keeps the default)."""
@@ -235,6 +299,28 @@ def require_columns(schema: pl.Schema, names: Sequence[str], *, what: str = "log
             "rename the column or pass its name, e.g. score='prob'."
         )
         raise ValueError(msg)
+
+
+OPTIONAL_COLUMNS = {"class_": "class", "sample": "sample", "dataset": "dataset", "repeat": "repeat"}
+
+
+def require_named(schema: pl.Schema, columns: LogColumns) -> None:
+    """Raise ``ValueError`` for an optional column the user named that the log lacks.
+
+    ``class``, ``sample``, ``dataset`` and ``repeat`` are optional under their default
+    names; a name the user chose (e.g. ``sample="sample_id"``) must be in the log, so
+    that a typo is never silently read as "the log has no such column".
+    """
+    for field, default in OPTIONAL_COLUMNS.items():
+        name = getattr(columns, field)
+        if name != default and name not in schema:
+            have = ", ".join(schema.names()) or "no columns"
+            msg = (
+                f"the log has no column {name!r}, named by {field}={name!r} "
+                f"(it has: {have}); fix the name, or leave {field} at its default "
+                f"({default!r}) if the log has no such column."
+            )
+            raise ValueError(msg)
 
 
 def require_numeric(schema: pl.Schema, name: str, *, what: str = "score") -> None:

@@ -28,7 +28,9 @@ from polaroc._input import (
     as_lazy,
     as_names,
     as_weight,
+    checked_indicator,
     require_columns,
+    require_named,
     require_numeric,
     weight_message,
 )
@@ -71,9 +73,20 @@ class Log:
 
 
 def default_by(schema: pl.Schema, columns: LogColumns) -> list[str]:
-    """``(model, fold)``, preceded by ``dataset`` when the log has one."""
-    by = [columns.model, columns.fold]
-    return [columns.dataset, *by] if columns.dataset in schema else by
+    """``(dataset, model, repeat, fold)``, of the columns the log has (model, fold always)."""
+    optional = {columns.dataset, columns.repeat}
+    order = [columns.dataset, columns.model, columns.repeat, columns.fold]
+    return [name for name in order if name not in optional or name in schema]
+
+
+def key_columns(schema: pl.Schema, columns: LogColumns) -> list[str]:
+    """The columns of a row's key but the class: (dataset, model, repeat, fold, sample).
+
+    Of the columns the log has: the contract's "keys are unique" rule names at most
+    one row per such key and class.
+    """
+    keys = [*default_by(schema, columns), columns.sample]
+    return [name for name in keys if name in schema]
 
 
 def comparable(schema: pl.Schema, class_: str, label: str) -> tuple[pl.Expr, pl.Expr]:
@@ -164,6 +177,7 @@ def read_log(
     schema = frame.collect_schema()
     group = default_by(schema, cols) if by is None else as_names(by)
     require_columns(schema, [*group, cols.score, cols.label, *need])
+    require_named(schema, cols)
     require_numeric(schema, cols.score)
 
     has_class = cols.class_ in schema
@@ -173,6 +187,8 @@ def read_log(
         check = None
     else:
         positive, check = as_indicator(pl.col(cols.label), schema[cols.label])
+        if schema[cols.label].is_integer():  # checked on the frame: a short message
+            frame, positive = checked_indicator(log, cols.label), pl.col(cols.label) == 1
     internal = [pl.col(cols.score).cast(pl.Float64).alias(SCORE), positive.alias(POSITIVE)]
     if weight is not None:
         w, w_check = read_weight(log, weight, schema)
