@@ -38,6 +38,7 @@ from polaroc._input import (
 SCORE = "_pr_score"
 POSITIVE = "_pr_positive"
 WEIGHT = "_pr_weight"
+ONE_GROUP = "_pr_group"  # the group key of ``by=()``
 
 DEFAULT_BY = ("model", "fold")
 
@@ -70,6 +71,15 @@ class Log:
     def has(self, name: str) -> bool:
         """Whether the user's log has column ``name``."""
         return name in self.schema
+
+    @property
+    def groups(self) -> list[str]:
+        """The columns to group and join on: ``by``, or a constant column for ``by=()``.
+
+        Polars joins need keys, so one group is a constant column (``_pr_group``,
+        added by :func:`read_log`); select ``by`` for the output.
+        """
+        return self.by or [ONE_GROUP]
 
 
 def default_by(schema: pl.Schema, columns: LogColumns) -> list[str]:
@@ -195,6 +205,8 @@ def read_log(
         internal.append(w.alias(WEIGHT))
         if w_check is not None:
             check = w_check if check is None else check & w_check
+    if not group:
+        internal.append(pl.lit(0, pl.Int8).alias(ONE_GROUP))
     frame = frame.with_columns(internal)
     if check is not None:
         frame = frame.filter(check)

@@ -212,7 +212,7 @@ def evaluate(
     names = {"model": model, "fold": fold, "class_": class_, "score": score, "label": label}
     columns = log_columns(**names).with_names(sample=sample, dataset=dataset)
     parsed, frame = read_classes(log, by=by, columns=columns)
-    by_ = parsed.by
+    by_ = parsed.groups
     per_sample = parsed.has_class and parsed.has(sample)
     if per_sample:
         frame = frame.cache()  # read once for the ordering pass and the per-sample pass
@@ -237,4 +237,4 @@ def evaluate(
             pl.when(two).then(hanley_mcneil).alias("auc_se_hanley_mcneil"),
         )
     )
-    return table.select(*by_, *COLUMNS)
+    return table.select(*parsed.by, *COLUMNS)

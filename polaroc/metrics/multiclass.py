@@ -246,13 +246,14 @@ def multiclass_auc(
     """
     columns = log_columns(model=model, fold=fold, class_=class_, score=score, label=label)
     parsed, frame = read_classes(log, by=by, columns=columns.with_names(dataset=dataset))
-    by_ = parsed.by
+    by_ = parsed.groups
     sums = blocks(frame, by_).cache()
     dirs = directions(sums, by_)
     table = m_table(sums, dirs, by_).join(
         one_vs_rest(dirs, by_), on=by_, how="left", nulls_equal=True
     )
-    return table.select(*by_, "n_classes", "auc", "sauc", "auc_ovr_macro", "auc_ovr_weighted")
+    metrics = ("n_classes", "auc", "sauc", "auc_ovr_macro", "auc_ovr_weighted")
+    return table.select(*parsed.by, *metrics)
 
 
 def proportion_correct(
@@ -339,8 +340,8 @@ def proportion_correct(
     if not parsed.has_class:
         names = {"score": score, "label": label, "class_": class_}
         flagged = frame.with_columns(row_flags(names, False, threshold))
-        counts = flagged.group_by([*parsed.by, CLASS]).agg(FLAG_COUNTS)
-        table = threshold_c1(counts, parsed.by).select(*parsed.by, "n", "c1")
+        counts = flagged.group_by([*parsed.groups, CLASS]).agg(FLAG_COUNTS)
+        table = threshold_c1(counts, parsed.groups).select(*parsed.by, "n", "c1")
         return table.with_columns(pl.lit(None, pl.Float64).alias("c2"))
     if not parsed.has(sample):
         msg = (
@@ -349,8 +350,9 @@ def proportion_correct(
             "pass sample=<column> or add a sample id."
         )
         raise ValueError(msg)
-    by_ = parsed.by
+    by_ = parsed.groups
     frame = frame.filter(USABLE).cache()
-    return c1_table(frame, by_, sample, threshold).join(
+    table = c1_table(frame, by_, sample, threshold).join(
         c2_table(frame, by_, sample), on=by_, how="left", nulls_equal=True
     )
+    return table.select(*parsed.by, "n", "c1", "c2")

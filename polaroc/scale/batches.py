@@ -202,11 +202,27 @@ def evaluate_in_batches(
         names = {"class_": class_, "score": score, "label": label, "sample": sample}
         names |= {"model": model, "fold": fold, "dataset": dataset}
         table = lambda part: evaluate(part, by=keys, **names)  # noqa: E731
+    if not keys:  # by=(): one group, one batch
+        return _run(table(frame), engine)
     plan = plan_batches(frame, by=keys, max_rows=max_rows).collect(engine=engine)
     results = []
     for batch in plan.partition_by(_BATCH, maintain_order=True):
         part = _select_groups(frame, batch.select(keys))
-        results.append(_run(table(part), engine))
+        results.append(_keyed(_run(table(part), engine), keys))
     if not results:
         return _run(table(frame.head(0)), engine)
     return pl.concat(results, how="vertical_relaxed").sort(keys, nulls_last=True)
+
+
+def _keyed(result: pl.DataFrame, keys: list[str]) -> pl.DataFrame:
+    """``result``, if it has every ``by`` column (the batches are cut along them)."""
+    missing = [k for k in keys if k not in result.columns]
+    if missing:
+        msg = (
+            f"evaluate_in_batches: the table's result has no column "
+            f"{', '.join(map(repr, missing))} (it has: {', '.join(result.columns)}); "
+            f"batches are cut along by={tuple(keys)!r}, so the table must group by "
+            "every by column, or pass by= with the columns it groups by."
+        )
+        raise ValueError(msg)
+    return result
