@@ -19,7 +19,15 @@ import polars as pl
 
 from polaroc._dist import f_sf, studentized_range_ppf
 from polaroc._input import ColumnLike, FrameLike
-from polaroc._table import ROUNDING, VALUE, FoldTable, check_alpha, over, read_fold_table
+from polaroc._table import (
+    VALUE,
+    FoldTable,
+    check_alpha,
+    negligible,
+    over,
+    poisoned,
+    read_fold_table,
+)
 
 __all__ = ["anova", "duncan", "duncan_ranges", "duncan_subsets"]
 
@@ -36,37 +44,52 @@ _LETTERS = "".join(
 
 
 def _complete_blocks(ft: FoldTable) -> pl.LazyFrame:
-    """The table without folds in which some model's value is null (balance kept)."""
-    return ft.frame.filter(pl.col(VALUE).is_not_null().all().over([*ft.by, ft.fold]))
+    """The table without blocks in which some model's value is null (balance kept)."""
+    return ft.frame.filter(pl.col(VALUE).is_not_null().all().over([*ft.by, *ft.blocks]))
 
 
 def _sums_of_squares(ft: FoldTable) -> pl.LazyFrame:
-    """Per by group: numbers of models and folds and the three sums of squares."""
+    """Per by group: numbers of models and blocks and the three sums of squares.
+
+    A block is a fold, or a (repeat, fold) pair. A sum of squares that is zero up to
+    rounding (``negligible``) is reported as 0; ``_pr_nan`` flags a NaN value.
+    """
     y, by = pl.col(VALUE), ft.by
     model_mean = over(y.mean(), [*by, ft.model])
-    fold_mean = over(y.mean(), [*by, ft.fold])
+    fold_mean = over(y.mean(), [*by, *ft.blocks])
     grand = over(y.mean(), by)
     cells = _complete_blocks(ft).with_columns(_pr_m=model_mean, _pr_f=fold_mean, _pr_g=grand)
     m, f, g = pl.col("_pr_m"), pl.col("_pr_f"), pl.col("_pr_g")
+    scale = y.filter(y.is_finite()).abs().max()
+    n = pl.len().cast(pl.Float64)
+
+    def ss(terms: pl.Expr) -> pl.Expr:
+        total = (terms**2).sum()
+        return pl.when(negligible(total, scale, n).fill_null(False)).then(0.0).otherwise(total)
+
     aggs = {
         "n_models": pl.col(ft.model).n_unique().cast(pl.Int64),
-        "n_folds": pl.col(ft.fold).n_unique().cast(pl.Int64),
-        "ss_model": ((m - g) ** 2).sum(),
-        "ss_fold": ((f - g) ** 2).sum(),
-        "ss_residual": ((y - m - f + g) ** 2).sum(),
-        "_pr_noise": (ROUNDING * y.abs().max()) ** 2 * pl.len(),
+        "n_folds": pl.struct(ft.blocks).n_unique().cast(pl.Int64),
+        "ss_model": ss(m - g),
+        "ss_fold": ss(f - g),
+        "ss_residual": ss(y - m - f + g),
+        "_pr_nan": y.is_nan().any(),
     }
     if by:
         return cells.group_by(by).agg(**aggs)
     return cells.select(**aggs).filter(pl.col("n_models") > 0)
 
 
-def _ratio(ms: pl.Expr, ms_residual: pl.Expr, zero_residual: pl.Expr) -> pl.Expr:
-    """Return ms / ms_residual; with no residual variance +inf, or null if ms is 0 too."""
+def _ratio(ms: pl.Expr, ms_residual: pl.Expr) -> pl.Expr:
+    """Return ms / ms_residual; with no residual variance +inf, or null if ms is 0 too.
+
+    The sums of squares are already 0 when zero up to rounding, so these tests are
+    exact; NaN propagates (and the row is voided by ``poisoned``).
+    """
     return (
-        pl.when(ms.is_null() | ms_residual.is_null() | (zero_residual & (ms == 0)))
+        pl.when(ms.is_null() | ms_residual.is_null() | ((ms_residual == 0) & (ms == 0)))
         .then(None)
-        .when(zero_residual)
+        .when(ms_residual == 0)
         .then(float("inf"))
         .otherwise(ms / ms_residual)
     )
@@ -80,6 +103,7 @@ def anova(
     model: str = "model",
     fold: str = "fold",
     dataset: str = "dataset",
+    repeat: str = "repeat",
 ) -> pl.LazyFrame:
     """Two-way analysis of variance: models as treatment, folds as blocks.
 
@@ -90,6 +114,10 @@ def anova(
     means) and H₀′ (equal fold means). This is ``statsmodels``'
     ``anova_lm(ols("y ~ C(model) + C(fold)"))``.
 
+    A table with a ``repeat`` column (repeated cross-validation) has one block per
+    (repeat, fold) pair: the "fold" row is then the block factor with r·K − 1 df,
+    as ``ols("y ~ C(model) + C(block)")``.
+
     Parameters
     ----------
     table
@@ -99,8 +127,8 @@ def anova(
     by
         Columns whose groups are analysed separately. ``None`` (default) means
         ``"dataset"`` when the table has that column, else one group.
-    model, fold, dataset
-        Column names of the table.
+    model, fold, dataset, repeat
+        Column names of the table (``repeat`` is used when the table has it).
 
     Returns
     -------
@@ -111,9 +139,12 @@ def anova(
 
         * A fold in which any model's value is null is left out (the design stays
           balanced); ``df`` shows the folds used.
-        * A NaN value makes the group's sums of squares NaN.
-        * No residual variance (an exactly additive table, up to rounding): ``f`` is
-          +inf with ``p_value`` 0, or null when the factor's ``ms`` is 0 too.
+        * A NaN value makes every ``ss``, ``ms``, ``f`` and ``p_value`` of its by
+          group NaN (never a finite number, inf or p = 0).
+        * A sum of squares that is zero up to rounding (at most n·(1e-12·max|y|)²
+          for n values) is reported as 0. No residual variance (an exactly
+          additive table): ``f`` is +inf with ``p_value`` 0, or null when the
+          factor's ``ss`` is 0 too.
 
     Raises
     ------
@@ -149,14 +180,15 @@ def anova(
     │ residual ┆ 6   ┆ 0.00165 ┆ 0.000275 ┆ null      ┆ null     │
     └──────────┴─────┴─────────┴──────────┴───────────┴──────────┘
     """
-    ft = read_fold_table(table, metric=metric, by=by, model=model, fold=fold, dataset=dataset)
+    ft = read_fold_table(
+        table, metric=metric, by=by, model=model, fold=fold, dataset=dataset, repeat=repeat
+    )
     groups = _sums_of_squares(ft)
     k, folds = pl.col("n_models"), pl.col("n_folds")
     df = {"model": k - 1, "fold": folds - 1, "residual": (k - 1) * (folds - 1)}
     ss = {"model": pl.col("ss_model"), "fold": pl.col("ss_fold"), "residual": pl.col("ss_residual")}
     ms = {s: pl.when(df[s] > 0).then(ss[s] / df[s]) for s in df}
-    zero = pl.col("ss_residual") <= pl.col("_pr_noise")
-    f = {s: _ratio(ms[s], ms["residual"], zero) for s in ("model", "fold")}
+    f = {s: _ratio(ms[s], ms["residual"]) for s in ("model", "fold")}
     rows = [
         pl.struct(
             source=pl.lit(s),
@@ -170,11 +202,12 @@ def anova(
         for i, s in enumerate(df)
     ]
     out = (
-        groups.select(*ft.by, _pr_rows=pl.concat_list(rows))
+        groups.select(*ft.by, "_pr_nan", _pr_rows=pl.concat_list(rows))
         .explode("_pr_rows")
         .unnest("_pr_rows")
         .with_columns(p_value=f_sf(pl.col("f"), pl.col("df"), pl.col("_pr_df2")))
     )
+    out = poisoned(out, "_pr_nan", keep=[*ft.by, "source", "df", "_pr_df2", "_pr_order"])
     return out.sort([*ft.by, "_pr_order"]).drop("_pr_df2", "_pr_order")
 
 
@@ -185,15 +218,8 @@ def _error_term(ft: FoldTable) -> pl.LazyFrame:
     """Per by group: k, K, the error mean square and its df (from the two-way ANOVA)."""
     df = (pl.col("n_models") - 1) * (pl.col("n_folds") - 1)
     ms = pl.when(df > 0).then(pl.col("ss_residual") / df)
-    return _sums_of_squares(ft).select(
-        *ft.by,
-        "n_models",
-        "n_folds",
-        ms_error=pl.when((df > 0) & (pl.col("ss_residual") <= pl.col("_pr_noise")))
-        .then(0.0)
-        .otherwise(ms),
-        df_error=df,
-    )
+    nan = pl.when(pl.col("_pr_nan")).then(float("nan")).otherwise(ms)
+    return _sums_of_squares(ft).select(*ft.by, "n_models", "n_folds", ms_error=nan, df_error=df)
 
 
 def _ranges(ft: FoldTable, alpha: float) -> pl.LazyFrame:
@@ -223,6 +249,7 @@ def duncan_ranges(
     model: str = "model",
     fold: str = "fold",
     dataset: str = "dataset",
+    repeat: str = "repeat",
 ) -> pl.LazyFrame:
     """Duncan's least significant ranges R_p for p = 2..k means.
 
@@ -234,7 +261,7 @@ def duncan_ranges(
 
     Parameters
     ----------
-    table, metric, by, model, fold, dataset
+    table, metric, by, model, fold, dataset, repeat
         As for :func:`anova`.
     alpha
         Significance level for a pair of adjacent means.
@@ -274,7 +301,9 @@ def duncan_ranges(
     └─────┴─────────┴───────────────────┴────────────────┘
     """
     check_alpha(alpha)
-    ft = read_fold_table(table, metric=metric, by=by, model=model, fold=fold, dataset=dataset)
+    ft = read_fold_table(
+        table, metric=metric, by=by, model=model, fold=fold, dataset=dataset, repeat=repeat
+    )
     return _ranges(ft, alpha).sort([*ft.by, "p"])
 
 
@@ -348,6 +377,7 @@ def duncan(
     model: str = "model",
     fold: str = "fold",
     dataset: str = "dataset",
+    repeat: str = "repeat",
 ) -> pl.LazyFrame:
     """Duncan's new multiple range test: homogeneous subsets of model means as letters.
 
@@ -362,7 +392,7 @@ def duncan(
 
     Parameters
     ----------
-    table, metric, by, model, fold, dataset
+    table, metric, by, model, fold, dataset, repeat
         As for :func:`anova`.
     alpha
         Significance level for a pair of adjacent means.
@@ -376,7 +406,8 @@ def duncan(
         character per subset (a–z, then A–Z, Greek, Cyrillic: 164 subsets at most);
         models sharing a letter are not significantly different. ``groups`` is null
         for a group with a NaN mean or without an error variance (fewer than two
-        usable folds); a lone model is ``a``.
+        usable folds), and ``rank`` is null in a group with a NaN mean; a lone
+        model is ``a``. With repeats, each (repeat, fold) pair is a block.
 
     Notes
     -----
@@ -408,7 +439,9 @@ def duncan(
     └───────┴────────┴──────┴────────┘
     """
     check_alpha(alpha)
-    ft = read_fold_table(table, metric=metric, by=by, model=model, fold=fold, dataset=dataset)
+    ft = read_fold_table(
+        table, metric=metric, by=by, model=model, fold=fold, dataset=dataset, repeat=repeat
+    )
     by = ft.by
     means, subsets = _subsets(ft, alpha)
     members = (means.join(subsets, on=by) if by else means.join(subsets, how="cross")).filter(
@@ -424,7 +457,7 @@ def duncan(
         *by,
         ft.model,
         "mean",
-        rank=pl.col("pos") + 1,
+        rank=pl.when(pl.col("_pr_ok_means")).then(pl.col("pos") + 1),
         groups=pl.when(ok).then(pl.col("groups")),
     ).sort([*by, "rank"])
 
@@ -438,6 +471,7 @@ def duncan_subsets(
     model: str = "model",
     fold: str = "fold",
     dataset: str = "dataset",
+    repeat: str = "repeat",
 ) -> pl.LazyFrame:
     """Duncan's homogeneous subsets as a table: one row per subset, with its models.
 
@@ -446,7 +480,7 @@ def duncan_subsets(
 
     Parameters
     ----------
-    table, metric, by, alpha, model, fold, dataset
+    table, metric, by, alpha, model, fold, dataset, repeat
         As for :func:`duncan`.
 
     Returns
@@ -478,7 +512,9 @@ def duncan_subsets(
     └───────┴────────────┴─────────┴────────┘
     """
     check_alpha(alpha)
-    ft = read_fold_table(table, metric=metric, by=by, model=model, fold=fold, dataset=dataset)
+    ft = read_fold_table(
+        table, metric=metric, by=by, model=model, fold=fold, dataset=dataset, repeat=repeat
+    )
     by = ft.by
     means, subsets = _subsets(ft, alpha)
     members = (means.join(subsets, on=by) if by else means.join(subsets, how="cross")).filter(
