@@ -9,6 +9,7 @@ takes a per-fold table or one that is already one row per (data set, model).
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable
 from typing import Literal
 
@@ -26,20 +27,23 @@ from polaroc._dist import (
 from polaroc._input import ColumnLike, FrameLike, as_lazy, as_names, require_columns
 from polaroc._table import (
     DIGITS,
-    ROUNDING,
     VALUE,
     Adjust,
     FoldTable,
     check_adjust,
     check_alpha,
     checked,
+    decision,
     metric_expr,
+    negligible,
+    poisoned,
     with_adjusted,
 )
 
 __all__ = ["friedman_test", "mean_ranks", "nemenyi_test", "sign_test", "wilcoxon_test"]
 
 _EXACT_MAX_N = 50  # exact signed-rank p-values up to this many data sets (as scipy)
+_SQRT2 = math.sqrt(2.0)
 
 
 def dataset_means(
@@ -167,8 +171,9 @@ def wilcoxon_test(
     pairs = left.join(right, on=[*by_, ft.fold]).filter(pl.col("model_a") < pl.col("model_b"))
     keys = [*by_, "model_a", "model_b"]
     a, b = pl.col("_pr_a"), pl.col("_pr_b")
-    noise = ROUNDING * pl.max_horizontal(a.abs(), b.abs())
-    d = pl.when((a - b).abs() <= noise).then(0.0).otherwise((a - b).round_sig_figs(DIGITS))
+    # a NaN difference stays NaN (negligible is null for it), never a zero
+    zero = negligible(a - b, pl.max_horizontal(a.abs(), b.abs()))
+    d = pl.when(zero).then(0.0).otherwise((a - b).round_sig_figs(DIGITS))
     pairs = pairs.select(*keys, d.alias("_pr_d")).drop_nulls("_pr_d")
     pairs = pairs.with_columns(_pr_size=pl.col("_pr_d").abs())
     pairs = pairs.with_columns(
@@ -195,16 +200,11 @@ def wilcoxon_test(
     chosen = pl.when(use_exact).then(pl.lit("exact")).otherwise(pl.lit("asymptotic"))
     exact = signed_rank_exact_p(pl.col("r_plus"), pl.col("n"))
     asymptotic = 2.0 * normal_sf(pl.col("z").abs())
-    nan = pl.lit(float("nan"))
     out = stats.with_columns(z=z, method=chosen).with_columns(
         p_value=pl.when(pl.col("method") == "exact").then(exact).otherwise(asymptotic)
     )
-    values = ["r_plus", "r_minus", "z", "p_value"]
-    out = out.with_columns(
-        pl.when(pl.col("_pr_nan")).then(nan).otherwise(pl.col(c)).alias(c) for c in values
-    )
     p = pl.col("p_value")
-    return out.select(
+    out = out.select(
         *keys,
         "n",
         "r_plus",
@@ -213,8 +213,10 @@ def wilcoxon_test(
         z="z",
         method="method",
         p_value=p,
-        reject=pl.when(p.is_not_nan()).then(p <= alpha),
-    ).sort(keys)
+        reject=decision(p, alpha),
+        _pr_nan="_pr_nan",
+    )
+    return poisoned(out, "_pr_nan", keep=[*keys, "n"], nulled=["method"]).sort(keys)
 
 
 # ------------------------------------------------------------------------ sign test
@@ -302,7 +304,7 @@ def sign_test(
     pairs = left.join(right, on=[*ft.by, ft.fold]).filter(pl.col("model_a") < pl.col("model_b"))
     keys = [*ft.by, "model_a", "model_b"]
     a, b = pl.col("_pr_a"), pl.col("_pr_b")
-    d = pl.when((a - b).abs() <= ROUNDING * pl.max_horizontal(a.abs(), b.abs())).then(0.0)
+    d = pl.when(negligible(a - b, pl.max_horizontal(a.abs(), b.abs()))).then(0.0)
     pairs = pairs.select(*keys, d.otherwise(a - b).alias("_pr_d")).drop_nulls("_pr_d")
     dd = pl.col("_pr_d")
     nan = dd.is_nan().any()
@@ -360,7 +362,7 @@ def _critical_difference(alpha: float) -> pl.Expr:
     # Demšar (2006) eq. for the Nemenyi test: CD = q_α √(k(k+1) / (6N)), with q_α the
     # studentized range quantile (k means, infinite df) divided by √2.
     k = pl.col("n_models")
-    q = studentized_range_ppf(1.0 - alpha, k, float("inf")) / 2.0**0.5
+    q = studentized_range_ppf(1.0 - alpha, k, float("inf")) / _SQRT2
     return q * (k * (k + 1) / (6.0 * pl.col("n_datasets"))).sqrt()
 
 
@@ -472,6 +474,15 @@ def friedman_test(
         ``p_value``, ``f``, ``df1``, ``df2``, ``p_value_f``. Data sets where a model's
         mean is null are left out; a NaN makes the statistics NaN.
 
+        * When every data set ranks the models alike (perfect concordance, e.g.
+          two models and one always ahead), χ²_F = N(k − 1) is finite and
+          ``p_value`` is its chi² tail, but Iman–Davenport's denominator
+          N(k − 1) − χ²_F is zero: ``f`` and ``p_value_f`` are null, never
+          +inf and 0. For two models use :func:`sign_test` or
+          :func:`wilcoxon_test`, the tests Demšar (2006, §3.1) recommends for a pair.
+        * When every data set ties all models, there is no ranking: ``chi2`` and
+          the p-values are null.
+
     Raises
     ------
     ValueError, TypeError
@@ -517,18 +528,23 @@ def friedman_test(
     chi2 = (12.0 / (k * n * (k + 1.0)) * pl.col("_pr_ss") - 3.0 * n * (k + 1.0)) / c
     df1 = pl.col("n_models").cast(pl.Int64) - 1
     df2 = df1 * (pl.col("n_datasets").cast(pl.Int64) - 1)
-    nan = pl.lit(float("nan"))
+    all_tied = negligible(c, pl.lit(1.0)).fill_null(False)  # every block one tie: no ranking
+    # Perfect concordance (every data set ranks the models alike) makes
+    # N(k − 1) − χ² zero: Iman–Davenport's F is undefined there, not +inf.
+    gap = n * (k - 1.0) - pl.col("chi2")
+    concordant = negligible(gap, n * (k - 1.0)).fill_null(False)
     out = per_group.with_columns(
-        chi2=pl.when(pl.col("_pr_nan")).then(nan).when(df1 > 0).then(chi2), df=df1
+        chi2=pl.when((df1 > 0) & ~all_tied).then(chi2), df=df1
     ).with_columns(
         p_value=chi2_sf(pl.col("chi2"), pl.col("df")),
-        f=(n - 1.0) * pl.col("chi2") / (n * (k - 1.0) - pl.col("chi2")),
+        f=pl.when(~concordant).then((n - 1.0) * pl.col("chi2") / gap),
         df1=df1,
         df2=df2,
     )
     out = out.with_columns(p_value_f=f_sf(pl.col("f"), pl.col("df1"), pl.col("df2")))
     columns = ["n_datasets", "n_models", "chi2", "df", "p_value", "f", "df1", "df2", "p_value_f"]
-    out = out.select(*ft.by, *columns)
+    out = out.select(*ft.by, *columns, "_pr_nan")
+    out = poisoned(out, "_pr_nan", keep=[*ft.by, "n_datasets", "n_models", "df", "df1", "df2"])
     return out.sort(ft.by) if ft.by else out
 
 
@@ -607,7 +623,7 @@ def nemenyi_test(
     k = pl.col("n_models")
     scale = (k * (k + 1) / (6.0 * pl.col("n_datasets"))).sqrt()
     diff = pl.col("mean_rank_a") - pl.col("mean_rank_b")
-    q = diff.abs() * 2.0**0.5 / scale
+    q = diff.abs() * _SQRT2 / scale
     keys = [*group, "model_a", "model_b"]
     p = pl.col("p_value")
     return (
