@@ -172,7 +172,15 @@ def as_weight(expr: pl.Expr, dtype: pl.DataType) -> tuple[pl.Expr, pl.Expr]:
         )
         raise TypeError(msg)
     w = expr.cast(pl.Float64)
-    return w, fail_if((~(w >= 0.0) | w.is_infinite()).any(), weight_message(describe(expr)))
+    return w, fail_if(bad_weight(w).any(), weight_message(describe(expr)))
+
+
+def bad_weight(w: pl.Expr) -> pl.Expr:
+    """Whether a ``Float64`` weight is negative, NaN or infinite (null for a null weight).
+
+    NaN is tested on its own: Polars orders NaN above every number, so ``NaN >= 0``.
+    """
+    return (w < 0.0) | w.is_nan() | w.is_infinite()
 
 
 def weight_message(name: str) -> str:

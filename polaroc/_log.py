@@ -28,6 +28,7 @@ from polaroc._input import (
     as_lazy,
     as_names,
     as_weight,
+    bad_weight,
     checked_indicator,
     require_columns,
     require_named,
@@ -130,7 +131,7 @@ def read_weight(log: FrameLike, weight: str, schema: pl.Schema) -> tuple[pl.Expr
     require_columns(schema, [weight])
     w, check = as_weight(pl.col(weight), schema[weight])
     if isinstance(log, pl.DataFrame):
-        if log.select((~(w >= 0.0) | w.is_infinite()).any()).item():
+        if log.select(bad_weight(w).any()).item():
             raise ValueError(weight_message(repr(weight)))
         return w, None
     return w, check
