@@ -341,3 +341,258 @@ def test_agreement_needs_two_metrics(rng):
         pr.test_agreement(random_table(rng), ("auc",))
     with pytest.raises(ValueError, match="two metric"):
         pr.test_agreement(random_table(rng), "auc")
+
+
+# ------------------------------------------------------- repeated cross-validation
+
+
+def repeated_table(
+    rng: np.random.Generator, models: int = 3, repeats: int = 3, folds: int = 5
+) -> pl.DataFrame:
+    """A balanced (model, repeat, fold) table; fold ids restart in every repeat."""
+    rows = [
+        (f"m{m}", r, f, 0.8 + 0.01 * m + rng.normal(0, 0.02))
+        for m in range(models)
+        for r in range(repeats)
+        for f in range(folds)
+    ]
+    return pl.DataFrame(rows, schema=["model", "repeat", "fold", "auc"], orient="row")
+
+
+def differences(table: pl.DataFrame, a: str, b: str) -> np.ndarray:
+    part = {m: table.filter(pl.col("model") == m).sort("repeat", "fold") for m in (a, b)}
+    return part[a]["auc"].to_numpy() - part[b]["auc"].to_numpy()
+
+
+def corrected_t(d: np.ndarray, ratio: float) -> tuple[float, float]:
+    """Nadeau & Bengio's corrected t and its two-sided p-value, by hand (numpy/scipy)."""
+    n = len(d)
+    t = d.mean() / math.sqrt((1.0 / n + ratio) * d.var(ddof=1))
+    return t, 2.0 * stats.t.sf(abs(t), n - 1)
+
+
+@pytest.mark.parametrize(("repeats", "folds"), [(1, 10), (3, 5), (10, 10), (5, 2)])
+def test_repeats_get_the_corrected_t_by_default(run, rng, repeats, folds):
+    table = repeated_table(rng, repeats=repeats, folds=folds)
+    out = run(table, lambda t: pr.paired_ttest(t, "auc"))
+    assert out.height == 3
+    for row in out.iter_rows(named=True):
+        d = differences(table, row["model_a"], row["model_b"])
+        t, p = corrected_t(d, 1.0 / (folds - 1))
+        assert row["k"] == repeats * folds
+        assert row["df"] == repeats * folds - 1
+        assert row["mean_diff"] == pytest.approx(d.mean(), abs=1e-14)
+        assert row["sd_diff"] == pytest.approx(d.std(ddof=1), rel=1e-12)
+        assert row["t"] == pytest.approx(t, rel=1e-10)
+        assert row["p_value"] == pytest.approx(p, rel=1e-9)
+        half = stats.t.ppf(0.975, len(d) - 1) * math.sqrt(
+            (1 / len(d) + 1 / (folds - 1)) * d.var(ddof=1)
+        )
+        assert row["ci_low"] == pytest.approx(d.mean() - half, rel=1e-10)
+        assert row["reject"] == (p <= 0.05)
+
+
+def test_repeats_with_a_given_test_train_ratio(rng):
+    table = repeated_table(rng, repeats=4, folds=5)
+    out = pr.paired_ttest(table, "auc", test_train_ratio=0.3).collect()
+    for row in out.iter_rows(named=True):
+        t, p = corrected_t(differences(table, row["model_a"], row["model_b"]), 0.3)
+        assert row["t"] == pytest.approx(t, rel=1e-10)
+        assert row["p_value"] == pytest.approx(p, rel=1e-9)
+
+
+def test_uncorrected_on_repeats_only_when_asked_and_equals_ttest_rel(rng):
+    table = repeated_table(rng, repeats=3, folds=4)
+    out = pr.paired_ttest(table, "auc", correction=False).collect()
+    for row in out.iter_rows(named=True):
+        a, b = (
+            table.filter(pl.col("model") == m).sort("repeat", "fold")["auc"].to_numpy()
+            for m in (row["model_a"], row["model_b"])
+        )
+        ref = stats.ttest_rel(a, b)
+        assert row["k"] == 12
+        assert row["t"] == pytest.approx(ref.statistic, rel=1e-10)
+        assert row["p_value"] == pytest.approx(ref.pvalue, rel=1e-9)
+    corrected = pr.paired_ttest(table, "auc").collect()
+    # the correction only widens: |t| shrinks and p grows
+    assert (corrected["t"].abs() < out["t"].abs()).all()
+    assert (corrected["p_value"] > out["p_value"]).all()
+    with pytest.raises(ValueError, match="test_train_ratio"):
+        pr.paired_ttest(table, correction=False, test_train_ratio=0.2)
+
+
+def test_correction_true_without_repeats_uses_k_folds(rng):
+    table = random_table(rng, models=2, folds=8)
+    out = pr.paired_ttest(table, "auc", correction=True).collect().row(0, named=True)
+    t, p = corrected_t(vector(table, "m0") - vector(table, "m1"), 1.0 / 7)
+    assert out["t"] == pytest.approx(t, rel=1e-10)
+    assert out["p_value"] == pytest.approx(p, rel=1e-9)
+    plain = pr.paired_ttest(table, "auc").collect().row(0, named=True)
+    assert plain["t"] == pytest.approx(stats.ttest_rel(vector(table, "m0"), vector(table, "m1"))[0])
+
+
+def test_repeats_pair_on_repeat_and_fold_not_fold_alone(rng):
+    # pooling the repeats on the fold id alone would join r² rows per fold
+    table = repeated_table(rng, models=2, repeats=3, folds=4)
+    out = pr.paired_ttest(table, "auc").collect()
+    assert out["k"].to_list() == [12]
+
+
+def test_repeat_in_by_tests_each_repeat_alone(rng):
+    table = repeated_table(rng, models=2, repeats=2, folds=6)
+    out = pr.paired_ttest(table, "auc", by="repeat").collect()
+    for row in out.iter_rows(named=True):
+        part = table.filter(pl.col("repeat") == row["repeat"])
+        ref = stats.ttest_rel(vector(part, "m0"), vector(part, "m1"))
+        assert row["t"] == pytest.approx(ref.statistic, rel=1e-10)
+
+
+def test_adjusted_p_values_on_repeats_match_statsmodels(rng):
+    table = repeated_table(rng, models=5, repeats=2, folds=5)
+    for method in ("holm", "bonferroni"):
+        out = pr.paired_ttest(table, "auc", adjust=method).collect()
+        adjusted = multipletests(out["p_value"].to_numpy(), method=method)[1]
+        np.testing.assert_allclose(out["p_adjusted"], adjusted, rtol=1e-12)
+        assert out["reject"].to_list() == list(adjusted <= 0.05)
+
+
+@pytest.mark.parametrize("lazy", [False, True])
+def test_a_repeat_missing_a_fold_is_named(rng, lazy):
+    table = repeated_table(rng, models=2, repeats=3, folds=4)
+    holed = table.filter(~((pl.col("repeat") == 1) & (pl.col("fold") == 2)))
+    expected = r"missing \(model, repeat, fold\) rows: \(m0, 1, 2\), \(m1, 1, 2\)"
+    if lazy:
+        with pytest.raises(ComputeError, match=expected):
+            pr.paired_ttest(holed.lazy(), "auc").collect()
+    else:
+        with pytest.raises(ValueError, match=expected):
+            pr.paired_ttest(holed, "auc")
+
+
+def test_unbalanced_repeats_are_named(rng):
+    # repeat 1 holds a fold id that repeat 0 lacks
+    table = repeated_table(rng, models=2, repeats=2, folds=3)
+    extra = table.filter(pl.col("repeat") == 1, pl.col("fold") == 0).with_columns(fold=pl.lit(7, dtype=pl.Int64))
+    with pytest.raises(ValueError, match=r"\(m0, 0, 7\), \(m1, 0, 7\)") as info:
+        pr.paired_ttest(pl.concat([table, extra]), "auc")
+    assert len(str(info.value).splitlines()) == 1
+    one_model = table.filter(~((pl.col("model") == "m1") & (pl.col("repeat") == 0)))
+    with pytest.raises(ValueError, match=r"\(m1, 0, 0\), \(m1, 0, 1\), \(m1, 0, 2\)"):
+        pr.paired_ttest(one_model, "auc")
+
+
+folds_st = st.integers(2, 6)
+
+
+@settings(max_examples=25)
+@given(
+    d=st.lists(st.floats(-0.3, 0.3, allow_nan=False), min_size=2, max_size=6),
+    repeats=st.integers(1, 5),
+    base=st.floats(0.2, 0.8),
+)
+def test_repeats_of_identical_folds_give_the_formula(d, repeats, base):
+    # every repeat holds the same fold differences: n = r·k copies
+    folds = len(d)
+    rows = [
+        (m, r, f, base + (d[f] if m == "a" else 0.0))
+        for m in "ab"
+        for r in range(repeats)
+        for f in range(folds)
+    ]
+    table = pl.DataFrame(rows, schema=["model", "repeat", "fold", "auc"], orient="row")
+    row = pr.paired_ttest(table, "auc").collect().row(0, named=True)
+    diffs = np.tile(np.array([base + x for x in d]) - base, repeats)
+    assert row["k"] == repeats * folds
+    assert row["mean_diff"] == pytest.approx(diffs.mean(), abs=1e-12)
+    spread = diffs.max() - diffs.min()
+    if spread > 1e-9:
+        t, p = corrected_t(diffs, 1.0 / (folds - 1))
+        assert row["t"] == pytest.approx(t, rel=1e-7)
+        assert row["p_value"] == pytest.approx(p, rel=1e-6, abs=1e-12)
+
+
+@settings(max_examples=25)
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    repeats=st.integers(1, 3),
+    shift=st.floats(-0.2, 0.2).filter(lambda x: abs(x) > 1e-6),
+)
+def test_swap_mirrors_and_shift_moves_only_mean_diff(seed, repeats, shift):
+    table = repeated_table(np.random.default_rng(seed), models=2, repeats=repeats, folds=4)
+    base = pr.paired_ttest(table, "auc").collect().row(0, named=True)
+    swapped = table.with_columns(model=pl.col("model").replace_strict({"m0": "m1", "m1": "m0"}))
+    mirror = pr.paired_ttest(swapped, "auc").collect().row(0, named=True)
+    for column in ("mean_diff", "t", "ci_low"):
+        opposite = "ci_high" if column == "ci_low" else column
+        assert mirror[column] == pytest.approx(-base[opposite], rel=1e-9, abs=1e-12)
+    for column in ("sd_diff", "p_value", "k", "df", "reject"):
+        assert mirror[column] == pytest.approx(base[column], rel=1e-9)
+    moved = table.with_columns(
+        auc=pl.when(pl.col("model") == "m0").then(pl.col("auc") + shift).otherwise("auc")
+    )
+    out = pr.paired_ttest(moved, "auc").collect().row(0, named=True)
+    assert out["mean_diff"] == pytest.approx(base["mean_diff"] + shift, abs=1e-12)
+    assert out["sd_diff"] == pytest.approx(base["sd_diff"], rel=1e-7)
+    assert out["ci_high"] - out["ci_low"] == pytest.approx(
+        base["ci_high"] - base["ci_low"], rel=1e-7
+    )
+
+
+# --------------------------------------------------------------- test_agreement
+
+
+def test_agreement_names_an_expression_metric_never_literal(rng):
+    table = random_table(rng, models=3, folds=6)
+    out = pr.test_agreement(table, ("auc", 1 - pl.col("error"))).collect()
+    assert "1 - error_rejects" in out.columns
+    assert "only 1 - error rejects" in out["case"].to_list()
+    assert not any("literal" in c for c in out.columns)
+    named = pr.test_agreement(table, ("auc", 1 - pl.col("error")), names=("auc", "acc"))
+    assert "acc_rejects" in named.collect_schema().names()
+    aliased = pr.test_agreement(table, ("auc", (1 - pl.col("error")).alias("accuracy")))
+    assert "accuracy_rejects" in aliased.collect_schema().names()
+    scaled = pr.test_agreement(table, (pl.col("auc") * 100, "error"))
+    assert "auc_rejects" in scaled.collect_schema().names()
+    with pytest.raises(ValueError, match="names"):
+        pr.test_agreement(table, ("auc", "error"), names=("x", "x"))
+
+
+def test_agreement_with_the_uncorrected_test_on_repeats_matches_paired_ttest(rng):
+    table = repeated_table(rng, models=3, repeats=3, folds=4).with_columns(
+        error=1 - pl.col("auc") + rng.normal(0, 0.01, 36)
+    )
+    for options in ({}, {"correction": False}):
+        out = pr.test_agreement(table, ("auc", "error"), options=options).collect()
+        pairs = out["pairs"].explode().struct.unnest()
+        for metric in ("auc", "error"):
+            ref = pr.paired_ttest(table, metric, **options).collect()
+            got = pairs.sort("model_a", "model_b")[f"p_value_{metric}"]
+            np.testing.assert_allclose(got, ref["p_value"], rtol=1e-12)
+
+
+def test_agreement_takes_wilcoxon_and_adjusts_its_p_values(rng):
+    table = random_table(rng, models=3, folds=1, datasets=8).drop("fold")
+    out = pr.test_agreement(
+        table, ("auc", "error"), test=pr.wilcoxon_test, adjust="holm", by=()
+    ).collect()
+    pairs = out["pairs"].explode().struct.unnest().sort("model_a", "model_b")
+    for metric in ("auc", "error"):
+        ref = pr.wilcoxon_test(table, metric).collect()
+        adjusted = multipletests(ref["p_value"].to_numpy(), method="holm")[1]
+        np.testing.assert_allclose(pairs[f"p_value_{metric}"], adjusted, rtol=1e-12)
+        assert pairs[f"mean_diff_{metric}"].is_null().all()
+    assert out["count"].sum() == 3
+
+
+def test_agreement_nan_metric_is_undecided_and_favours_no_model():
+    table = pl.DataFrame({
+        "model": ["a"] * 3 + ["b"] * 3,
+        "fold": [1, 2, 3] * 2,
+        "auc": [0.9, float("nan"), 0.8, 0.7, 0.6, 0.5],
+        "error": [0.1, 0.2, 0.15, 0.3, 0.35, 0.4],
+    })  # fmt: skip
+    out = pr.test_agreement(table).collect()
+    assert out.filter(pl.col("case") == "undecided")["count"].item() == 1
+    pair = out["pairs"].explode().drop_nulls().struct.unnest()
+    assert pair["better_auc"].is_null().all()
+    assert math.isnan(pair["p_value_auc"].item())
