@@ -24,8 +24,8 @@ from collections.abc import Iterable, Sequence
 
 import polars as pl
 
-from polaroc._input import NAN, FrameLike, LogColumns
-from polaroc._log import SCORE, Log, comparable, read_log
+from polaroc._input import NAN, FrameLike, LogColumns, fail_if
+from polaroc._log import ONE_GROUP, SCORE, Log, comparable, key_columns, read_log
 
 CLASS = "_pr_class"
 LABEL = "_pr_label"
@@ -403,12 +403,13 @@ FLAG_COUNTS = [
 ]
 
 
-def threshold_c1(counts: pl.LazyFrame, by: list[str]) -> pl.LazyFrame:
+def threshold_c1(counts: pl.LazyFrame, by: list[str], *, keyed: bool = False) -> pl.LazyFrame:
     """Per group, from :data:`FLAG_COUNTS` per block: ``n``, ``c1`` and the null counts.
 
     Without a ``sample`` column each row is a sample: ``n`` is the largest class
     block's usable rows, and ``c1`` is defined where the group holds one class value
-    (a binary log), every row then being a sample judged at the threshold.
+    (a binary log), every row then being a sample judged at the threshold. With
+    ``keyed``, the blocks also carry :func:`duplicate_rows`, summed per group.
     """
     rows = pl.col("_rows").cast(pl.Int64)
     one_class = pl.col(CLASS).is_not_null().sum() == 1
@@ -418,14 +419,22 @@ def threshold_c1(counts: pl.LazyFrame, by: list[str]) -> pl.LazyFrame:
         .when(one_class & (rows.sum() > 0))
         .then(pl.col("_correct").sum() / rows.sum())
     )
+    dup = [pl.col(DUP).sum(), pl.col(DUP_KEY).filter(pl.col(DUP) > 0).first()] if keyed else []
     return counts.group_by(by).agg(
         rows.max().alias("n"),
         c1.alias("c1"),
         pl.col("n_null_score", "n_null_label").sum().cast(pl.Int64),
+        *dup,
     )
 
 
-def c1_table(frame: pl.LazyFrame, by: list[str], sample: str, threshold: float) -> pl.LazyFrame:
+def c1_table(
+    frame: pl.LazyFrame,
+    by: list[str],
+    sample: str,
+    threshold: float,
+    within: Sequence[str] = (),
+) -> pl.LazyFrame:
     """Per group: ``n`` samples and ``c1``, the proportion of samples classified correctly.
 
     ``frame`` holds the usable rows. A sample is assigned the class of its highest
@@ -434,9 +443,15 @@ def c1_table(frame: pl.LazyFrame, by: list[str], sample: str, threshold: float) 
     whose own class is not scored counts as wrong. A sample with a single score row
     (a binary log holding only the positive class's rows) is assigned that row's
     class iff ``score >= threshold``.
+
+    A sample is a (``within``…, ``sample``) key within its group: ``within`` are
+    the key columns (dataset, model, repeat, fold) not in ``by``, since sample ids
+    are unique only within a (model, repeat, fold). The same aggregation counts the
+    samples holding two rows of one class (repeated keys), in ``_pr_dup`` with the
+    first such key in ``_pr_dup_key``; see :func:`unique_keys`.
     """
     score, pos = pl.col(SCORE), pl.col(LABEL) == pl.col(CLASS)
-    keys = [*by, sample]
+    keys = [*by, *within, sample]
     per_row = frame.with_columns(
         pl.when(pos).then(score).alias("_own"),
         pl.when(~pos).then(score).alias("_other"),
@@ -450,6 +465,7 @@ def c1_table(frame: pl.LazyFrame, by: list[str], sample: str, threshold: float) 
             pl.len().alias("_rows"),
             pl.col("_single").first(),
             pl.col("_nan").any(),
+            (pl.col(CLASS).n_unique() < pl.len()).alias(DUP),
         )
         .cache()
     )
@@ -474,11 +490,73 @@ def c1_table(frame: pl.LazyFrame, by: list[str], sample: str, threshold: float) 
         .otherwise(0.0)
     )
     c1 = pl.when(pl.col("_nan").any()).then(NAN).otherwise(correct.mean())
+    dup = pl.col(DUP)
     return (
         per_sample.join(ties, on=keys, how="left", nulls_equal=True)
         .group_by(by)
-        .agg(pl.len().cast(pl.Int64).alias("n"), c1.alias("c1"))
+        .agg(
+            pl.len().cast(pl.Int64).alias("n"),
+            c1.alias("c1"),
+            dup.sum().cast(pl.Int64).alias(DUP),
+            pl.struct(*within, sample).filter(dup).sort().first().alias(DUP_KEY),
+        )
     )
+
+
+# ------------------------------------------------------------- unique keys
+
+DUP, DUP_KEY = "_pr_dup", "_pr_dup_key"
+
+
+def within_keys(parsed: Log, by: Sequence[str]) -> list[str]:
+    """The key columns but the sample and class that ``by`` does not hold."""
+    sample = parsed.columns.sample
+    return [k for k in key_columns(parsed.schema, parsed.columns) if k not in {*by, sample}]
+
+
+def duplicate_rows(within: Sequence[str], sample: str) -> list[pl.Expr]:
+    """Per (group, class) block of rows: ``_pr_dup`` and ``_pr_dup_key`` of :func:`c1_table`.
+
+    For logs without a class column (one block per group), as extra aggregations of
+    :func:`block_tables` (not with ``collapse``, whose extras must be sums).
+    """
+    key = pl.struct(*within, sample) if within else pl.col(sample)
+    dup = key.is_duplicated()
+    first = pl.struct(*within, sample).filter(dup).sort().first()
+    return [dup.sum().cast(pl.Int64).alias(DUP), first.alias(DUP_KEY)]
+
+
+def unique_keys(
+    table: pl.LazyFrame, by: Sequence[str], within: Sequence[str], sample: str
+) -> pl.LazyFrame:
+    """``table`` without its ``_pr_dup`` columns; a :class:`DataError` if a key repeats.
+
+    The contract's keys (dataset, model, repeat, fold, sample, class) name at most one
+    row. The check reads the per-group counts of repeated keys that the per-sample
+    aggregation already made (no pass of its own over the log) and names the first
+    three repeated keys (sorted).
+    """
+    shown = [c for c in by if c != ONE_GROUP]
+    names = [*shown, *within, sample]
+
+    def text(value: pl.Expr) -> pl.Expr:
+        return value.cast(pl.String).fill_null("null")
+
+    fields = [text(pl.col(c)) for c in shown]
+    fields += [text(pl.col(DUP_KEY).struct.field(c)) for c in [*within, sample]]
+    keys = pl.format("({})", pl.concat_str(fields, separator=", "))
+    failing = pl.col(DUP) > 0
+    listed = keys.filter(failing).sort().head(3).str.join("; ")
+    head = (
+        f"polaroc: a ({', '.join(names)}) key holds more than one row of a class "
+        "(keys must be unique): "
+    )
+    tail = (
+        ". A repeated cross-validation logged without its repeat column? Add a 'repeat' "
+        "column (fold ids may restart in each repeat), or make sample ids unique."
+    )
+    message = pl.concat_str(pl.lit(head), listed, pl.lit(tail))
+    return table.filter(fail_if(failing.any(), message)).drop(DUP, DUP_KEY)
 
 
 def c2_table(frame: pl.LazyFrame, by: list[str], sample: str) -> pl.LazyFrame:

@@ -32,12 +32,15 @@ from polaroc._blocks import (
     block_tables,
     c1_table,
     directions,
+    duplicate_rows,
     log_columns,
     m_table,
     per_class,
     read_classes,
     row_flags,
     threshold_c1,
+    unique_keys,
+    within_keys,
 )
 from polaroc._counts import hanley_mcneil_se, heavily_tied
 from polaroc._input import FrameLike
@@ -218,12 +221,17 @@ def evaluate(
         frame = frame.cache()  # read once for the ordering pass and the per-sample pass
     flagged = frame.with_columns(row_flags(names, parsed.has_class, threshold))
     collapse = _heavily_tied(log, score) if collapse_ties is None else collapse_ties
-    keys, sums = block_tables(flagged, by_, FLAG_COUNTS, collapse=collapse)
+    # repeated keys are counted in the per-sample aggregation, or for a log without a
+    # class column in the ordering's own per-block aggregation (not when collapsing)
+    within = within_keys(parsed, by_)
+    keyed = parsed.has(sample) and not parsed.has_class and not collapse
+    extra = [*FLAG_COUNTS, *duplicate_rows(within, sample)] if keyed else FLAG_COUNTS
+    keys, sums = block_tables(flagged, by_, extra, collapse=collapse)
     sums = sums.cache()
     dirs = directions(sums, by_).cache()
-    counts = threshold_c1(keys, by_)
+    counts = threshold_c1(keys, by_, keyed=keyed)
     if per_sample:
-        c1 = c1_table(frame.filter(USABLE), by_, sample, threshold)
+        c1 = c1_table(frame.filter(USABLE), by_, sample, threshold, within)
         counts = counts.drop("n", "c1").join(c1, on=by_, how="left", nulls_equal=True)
     hanley_mcneil = hanley_mcneil_se(pl.col("auc"), pl.col("_n_pos"), pl.col("_n_neg"))
     two = pl.col("n_classes") == 2
@@ -237,4 +245,6 @@ def evaluate(
             pl.when(two).then(hanley_mcneil).alias("auc_se_hanley_mcneil"),
         )
     )
+    if per_sample or keyed:
+        table = unique_keys(table, by_, within, sample)
     return table.select(*parsed.by, *COLUMNS)

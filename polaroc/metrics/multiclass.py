@@ -58,6 +58,8 @@ from polaroc._blocks import (
     read_classes,
     row_flags,
     threshold_c1,
+    unique_keys,
+    within_keys,
 )
 from polaroc._input import FrameLike
 
@@ -351,8 +353,9 @@ def proportion_correct(
         )
         raise ValueError(msg)
     by_ = parsed.groups
+    within = within_keys(parsed, by_)
     frame = frame.filter(USABLE).cache()
-    table = c1_table(frame, by_, sample, threshold).join(
+    table = c1_table(frame, by_, sample, threshold, within).join(
         c2_table(frame, by_, sample), on=by_, how="left", nulls_equal=True
     )
-    return table.select(*parsed.by, "n", "c1", "c2")
+    return unique_keys(table, by_, within, sample).select(*parsed.by, "n", "c1", "c2")
