@@ -7,6 +7,8 @@ comparison tests) take a log and return a ``LazyFrame``.
 
 from polaroc.compare import (
     anova,
+    bayes_signed_rank,
+    bayes_ttest,
     delong_omnibus,
     delong_test,
     duncan,
@@ -68,6 +70,8 @@ __all__ = [
     "auc_se",
     "average_precision",
     "average_roc",
+    "bayes_signed_rank",
+    "bayes_ttest",
     "bootstrap",
     "confusion",
     "cost",

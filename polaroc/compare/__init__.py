@@ -12,6 +12,7 @@ from polaroc.compare.across import (
     sign_test,
     wilcoxon_test,
 )
+from polaroc.compare.bayes import bayes_signed_rank, bayes_ttest
 from polaroc.compare.delong import delong_omnibus, delong_test
 from polaroc.compare.paired import paired_ttest, test_agreement
 from polaroc.compare.selection import select_models
@@ -20,6 +21,8 @@ from polaroc.compare.twoway import anova, duncan, duncan_ranges, duncan_subsets
 
 __all__ = [
     "anova",
+    "bayes_signed_rank",
+    "bayes_ttest",
     "delong_omnibus",
     "delong_test",
     "duncan",

@@ -1,0 +1,433 @@
+"""Bayesian comparison of two models: the correlated t test and the signed-rank test.
+
+Instead of a p-value, each test gives the posterior probabilities of three regions
+of the difference a − b: a is practically better (> rope), the two are practically
+equivalent (within ±rope, the *region of practical equivalence*), b is practically
+better (< −rope). Benavoli, Corani, Demšar & Zaffalon (2017) argue for them over
+null-hypothesis tests. Corani & Benavoli (2015) give the correlated t test for the
+(repeated) folds of one data set; Benavoli et al. (2014) the signed-rank test across
+data sets. Both equal baycomp 1.0.3's ``CorrelatedTTest`` and ``SignedRankTest``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+import numpy as np
+import polars as pl
+
+from polaroc._dist import t_sf
+from polaroc._input import ColumnLike, FrameLike
+from polaroc._table import (
+    DIGITS,
+    ROUNDING,
+    VALUE,
+    FoldTable,
+    negligible,
+    over,
+    poisoned,
+    read_fold_table,
+)
+from polaroc.compare.across import dataset_means
+
+__all__ = ["bayes_signed_rank", "bayes_ttest"]
+
+_PROBABILITIES = ("p_a_higher", "p_rope", "p_b_higher")
+_CHUNK = 1 << 22  # posterior weights held in memory at once (floats), ~32 MB an array
+
+
+def _check_rope(rope: float) -> None:
+    if not rope >= 0:
+        msg = f"rope must be a half-width >= 0 of the region of practical equivalence, got {rope!r}"
+        raise ValueError(msg)
+
+
+def _differences(ft: FoldTable) -> pl.LazyFrame:
+    """Every unordered model pair's block differences a − b (blocks: (repeat,) fold).
+
+    One row per (by…, ``model_a`` < ``model_b``, block) where both values are
+    non-null: ``_pr_a``, ``_pr_b``, ``_pr_d`` = a − b, and ``_pr_folds``, the
+    number of distinct folds (of one repeat) in the by group.
+    """
+    folds = over(pl.col(ft.fold).n_unique(), ft.by).cast(pl.Int64).alias("_pr_folds")
+    left = ft.frame.rename({ft.model: "model_a", VALUE: "_pr_a"}).with_columns(folds)
+    right = ft.frame.rename({ft.model: "model_b", VALUE: "_pr_b"})
+    pairs = left.join(right, on=[*ft.by, *ft.blocks])
+    pairs = pairs.filter(pl.col("model_a") < pl.col("model_b"))
+    d = (pl.col("_pr_a") - pl.col("_pr_b")).alias("_pr_d")
+    columns = [*ft.by, "model_a", "model_b", *ft.blocks, "_pr_folds", "_pr_a", "_pr_b", d]
+    return pairs.select(columns).drop_nulls("_pr_d")
+
+
+# ------------------------------------------------------------------ correlated t
+
+
+def bayes_ttest(
+    table: FrameLike,
+    metric: ColumnLike = "auc",
+    *,
+    rope: float = 0.01,
+    test_train_ratio: float | None = None,
+    by: str | Iterable[str] | None = None,
+    model: str = "model",
+    fold: str = "fold",
+    repeat: str = "repeat",
+    dataset: str = "dataset",
+) -> pl.LazyFrame:
+    """Correlated Bayesian t test for every pair of models on one data set's folds.
+
+    The n = r·k differences dᵢ = aᵢ − bᵢ over the (repeat, fold) blocks are
+    modelled as correlated normals with correlation ρ = n_test/(n_test + n_train)
+    (the folds share training data). Under the matching non-informative prior the
+    posterior of the mean difference μ is Student's t with n − 1 degrees of freedom,
+    location d̄ and scale √((1/n + ρ/(1 − ρ))·S²), S² the sample variance of the dᵢ
+    (Corani & Benavoli 2015, Theorem 1 and eq. 9; ρ/(1 − ρ) = n_test/n_train is
+    Nadeau & Bengio's correction). The three probabilities are P(μ > rope),
+    P(|μ| ≤ rope) and P(μ < −rope) under that posterior.
+
+    Parameters
+    ----------
+    table
+        Per-fold table: one row per (by…, model, [repeat,] fold), e.g. ``pr.evaluate``'s.
+        A ``repeat`` column makes it a repeated cross-validation (fold ids may restart
+        in each repeat); every model needs every fold of every repeat.
+    metric
+        Column name or expression (``mean_diff`` is a − b of it).
+    rope
+        Half-width of the region of practical equivalence, in the metric's units
+        (0 gives ``p_rope`` 0 and splits the posterior at 0).
+    test_train_ratio
+        n_test/n_train of one split; ``None`` (default) means 1/(k − 1) for k folds
+        (of one repeat) — k-fold cross-validation, baycomp's default.
+    by
+        Groups tested separately. ``None`` means ``"dataset"`` when the table has it.
+    model, fold, repeat, dataset
+        Column names of the table.
+
+    Returns
+    -------
+    pl.LazyFrame
+        One row per unordered model pair: by…, ``model_a`` < ``model_b``, ``n``
+        (blocks used), ``mean_diff`` (a − b), ``p_a_higher`` = P(a − b > rope),
+        ``p_rope``, ``p_b_higher`` = P(a − b < −rope).
+
+        * A block where either value is null is left out; fewer than two: null.
+        * Zero variance (all differences equal up to rounding): the posterior is a
+          point mass at d̄, so each probability is 0 or 1 (½ and ½ when rope = 0 and
+          d̄ = 0), as baycomp.
+        * A NaN value makes the pair's probabilities NaN.
+
+    Raises
+    ------
+    ValueError
+        Missing columns, ``rope < 0``, an unbalanced design (for a ``LazyFrame``:
+        ``ComputeError`` at collection).
+    TypeError
+        A non-numeric metric.
+
+    Notes
+    -----
+    baycomp's ``CorrelatedTTest(x=a, y=b, rope, runs=r).probs()`` returns
+    (``p_a_higher``, ``p_rope``, ``p_b_higher``) in this order. The t tails are
+    scipy's, computed on the result rows only.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> import polaroc as pr
+    >>> table = pl.DataFrame({
+    ...     "model": ["knn"] * 5 + ["mlp"] * 5,
+    ...     "fold": [1, 2, 3, 4, 5] * 2,
+    ...     "auc": [0.81, 0.79, 0.84, 0.80, 0.83, 0.86, 0.85, 0.88, 0.84, 0.86],
+    ... })
+    >>> pr.bayes_ttest(table, "auc", rope=0.01).collect()
+    shape: (1, 7)
+    ┌─────────┬─────────┬─────┬───────────┬────────────┬──────────┬────────────┐
+    │ model_a ┆ model_b ┆ n   ┆ mean_diff ┆ p_a_higher ┆ p_rope   ┆ p_b_higher │
+    │ ---     ┆ ---     ┆ --- ┆ ---       ┆ ---        ┆ ---      ┆ ---        │
+    │ str     ┆ str     ┆ i64 ┆ f64       ┆ f64        ┆ f64      ┆ f64        │
+    ╞═════════╪═════════╪═════╪═══════════╪════════════╪══════════╪════════════╡
+    │ knn     ┆ mlp     ┆ 5   ┆ -0.044    ┆ 0.001061   ┆ 0.004582 ┆ 0.994356   │
+    └─────────┴─────────┴─────┴───────────┴────────────┴──────────┴────────────┘
+    """
+    _check_rope(rope)
+    if test_train_ratio is not None and not test_train_ratio >= 0:
+        msg = f"test_train_ratio must be n_test / n_train >= 0, got {test_train_ratio!r}"
+        raise ValueError(msg)
+    ft = read_fold_table(
+        table, metric=metric, by=by, model=model, fold=fold, dataset=dataset, repeat=repeat
+    )
+    keys = [*ft.by, "model_a", "model_b"]
+    d = pl.col("_pr_d")
+    scale = pl.max_horizontal(pl.col("_pr_a").abs().max(), pl.col("_pr_b").abs().max())
+    n = d.count().cast(pl.Int64)
+    stats = (
+        _differences(ft)
+        .group_by(keys)
+        .agg(
+            n=n,
+            mean_diff=d.mean(),
+            _pr_var=d.var(),
+            _pr_constant=negligible(d.max() - d.min(), scale),
+            _pr_zero=negligible(d.mean(), scale),
+            _pr_folds=pl.col("_pr_folds").first(),
+            _pr_nan=d.is_nan().any(),
+        )
+    )
+    ratio = (
+        1.0 / (pl.col("_pr_folds") - 1).cast(pl.Float64)
+        if test_train_ratio is None
+        else pl.lit(test_train_ratio)
+    )
+    out = stats.with_columns(_posterior_t(rope, ratio)).select(
+        *keys, "n", "mean_diff", *_PROBABILITIES, "_pr_nan"
+    )
+    return poisoned(out, "_pr_nan", keep=["mean_diff"]).sort(keys)
+
+
+def _posterior_t(rope: float, ratio: pl.Expr) -> list[pl.Expr]:
+    """P(μ > rope), P(|μ| ≤ rope), P(μ < −rope) for μ ~ t(n − 1, d̄, scale)."""
+    n, m = pl.col("n").cast(pl.Float64), pl.col("mean_diff")
+    scale = ((1.0 / n + ratio) * pl.col("_pr_var")).sqrt()
+    df = n - 1.0
+    above = t_sf((rope - m) / scale, df)
+    below = t_sf((m + rope) / scale, df)
+    # A point mass at d̄ when the differences do not vary (baycomp's var == 0 rule).
+    point_above = (m > rope).cast(pl.Float64)
+    point_below = (m < -rope).cast(pl.Float64)
+    if rope == 0:
+        half = pl.col("_pr_zero").cast(pl.Float64) * 0.5
+        point_above = pl.when(pl.col("_pr_zero")).then(half).otherwise(point_above)
+        point_below = pl.when(pl.col("_pr_zero")).then(half).otherwise(point_below)
+    usable = pl.col("n") > 1
+    constant = pl.col("_pr_constant").fill_null(value=False)
+    p_a = pl.when(usable).then(pl.when(constant).then(point_above).otherwise(above))
+    p_b = pl.when(usable).then(pl.when(constant).then(point_below).otherwise(below))
+    p_rope = pl.lit(0.0) if rope == 0 else 1.0 - p_a - p_b
+    return [
+        p_a.alias("p_a_higher"),
+        pl.when(usable).then(p_rope).alias("p_rope"),
+        p_b.alias("p_b_higher"),
+    ]
+
+
+# ---------------------------------------------------------------- signed rank
+
+
+def bayes_signed_rank(
+    table: FrameLike,
+    metric: ColumnLike = "auc",
+    *,
+    rope: float = 0.01,
+    prior: float = 0.5,
+    n_samples: int = 50000,
+    seed: int | None = None,
+    by: str | Iterable[str] | None = (),
+    model: str = "model",
+    dataset: str = "dataset",
+) -> pl.LazyFrame:
+    """Bayesian signed-rank test for every pair of models over the data sets.
+
+    The differences dᵢ = aᵢ − bᵢ of the models' mean metric on N data sets get a
+    Dirichlet-process posterior whose prior is a pseudo-observation at 0 of weight
+    ``prior``: a posterior sample is a weight vector w ~ Dirichlet(prior, 1, …, 1)
+    on (0, d₁, …, d_N), and its probability that a is practically better is
+    θ₊ = Σᵢⱼ wᵢwⱼ·H(dᵢ + dⱼ − 2·rope) (H the step function, ½ at 0); θ₋ likewise
+    with −dᵢ − dⱼ, and θ_rope = 1 − θ₊ − θ₋ (Benavoli, Mangili, Corani, Zaffalon &
+    Ruggeri 2014, eqs. 9–11, with the rope of Benavoli et al. 2017, §4). Each
+    reported probability is the share of posterior samples in which that region is
+    the most probable of the three (as Benavoli et al. 2017 and baycomp report them).
+
+    Parameters
+    ----------
+    table
+        Per-fold table with a ``dataset`` column (or one row per data set and
+        model); the metric is averaged over the rows of each (data set, model).
+    metric
+        Column name or expression.
+    rope
+        Half-width of the region of practical equivalence (0: ``p_rope`` is 0).
+    prior
+        Weight of the prior pseudo-observation at 0 (baycomp's default 0.5).
+    n_samples
+        Posterior samples per model pair.
+    seed
+        Seed of the one random stream (``numpy.random.default_rng``) that draws every
+        pair's samples; ``None``: fresh entropy.
+    by
+        Groups tested separately (not the data set: that is the sample).
+    model, dataset
+        Column names of the table.
+
+    Returns
+    -------
+    pl.LazyFrame
+        One row per unordered model pair: by…, ``model_a`` < ``model_b``, ``n``
+        (data sets used), ``mean_diff`` (mean of the differences a − b),
+        ``p_a_higher``, ``p_rope``, ``p_b_higher``.
+
+        * A data set where either mean is null is left out of that pair.
+        * A sample in which two regions tie for the largest probability counts
+          half to each (baycomp gives it to the first; this keeps the test
+          symmetric in a and b, and only matters for degenerate inputs such as
+          all differences 0 with rope 0).
+        * A NaN mean makes the pair's probabilities NaN.
+
+    Raises
+    ------
+    ValueError, TypeError
+        As :func:`polaroc.wilcoxon_test`; ``rope < 0``, ``prior <= 0`` or
+        ``n_samples < 1``.
+
+    Notes
+    -----
+    All pairs are sampled at once: the Dirichlet weights are normalised Gamma draws
+    from one generator over an array of every pair × sample × data set (pairs with
+    fewer data sets padded with zero weight), taken in chunks of pairs only to
+    bound memory (the stream, hence the result, does not depend on the chunk size).
+    With the differences sorted, the quadratic form Σᵢⱼ wᵢwⱼ·H(·) is Σᵢ wᵢ times a
+    suffix sum of w, so a sample costs O(N) rather than O(N²). For a fixed seed the
+    result depends on the set of pairs (they share the stream). Agrees with
+    baycomp's ``SignedRankTest(x=a, y=b, rope, prior).probs()`` within Monte Carlo
+    error.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> import polaroc as pr
+    >>> table = pl.DataFrame({
+    ...     "dataset": [f"d{i}" for i in range(8)] * 2,
+    ...     "model": ["c45"] * 8 + ["nb"] * 8,
+    ...     "auc": [0.76, 0.83, 0.91, 0.70, 0.88, 0.79, 0.95, 0.81,
+    ...             0.739, 0.796, 0.922, 0.655, 0.853, 0.772, 0.898, 0.801],
+    ... })
+    >>> out = pr.bayes_signed_rank(table, "auc", rope=0.01, seed=0).collect()
+    >>> out.select("model_a", "model_b", "n", "p_a_higher", "p_rope", "p_b_higher").with_columns(
+    ...     pl.col("^p_.*$").round(2)
+    ... )
+    shape: (1, 6)
+    ┌─────────┬─────────┬─────┬────────────┬────────┬────────────┐
+    │ model_a ┆ model_b ┆ n   ┆ p_a_higher ┆ p_rope ┆ p_b_higher │
+    │ ---     ┆ ---     ┆ --- ┆ ---        ┆ ---    ┆ ---        │
+    │ str     ┆ str     ┆ i64 ┆ f64        ┆ f64    ┆ f64        │
+    ╞═════════╪═════════╪═════╪════════════╪════════╪════════════╡
+    │ c45     ┆ nb      ┆ 8   ┆ 0.98       ┆ 0.02   ┆ 0.0        │
+    └─────────┴─────────┴─────┴────────────┴────────┴────────────┘
+    """
+    _check_rope(rope)
+    if not prior > 0:
+        msg = f"prior must be a weight > 0 of the pseudo-observation at 0, got {prior!r}"
+        raise ValueError(msg)
+    if not (isinstance(n_samples, int) and n_samples >= 1):
+        msg = f"n_samples must be a positive integer, got {n_samples!r}"
+        raise ValueError(msg)
+    ft = dataset_means(table, metric=metric, by=by, model=model, dataset=dataset)
+    left = ft.frame.rename({ft.model: "model_a", VALUE: "_pr_a"})
+    right = ft.frame.rename({ft.model: "model_b", VALUE: "_pr_b"})
+    pairs = left.join(right, on=[*ft.by, ft.fold]).filter(pl.col("model_a") < pl.col("model_b"))
+    keys = [*ft.by, "model_a", "model_b"]
+    a, b = pl.col("_pr_a"), pl.col("_pr_b")
+    # Differences equal to 12 digits are equal, and zero within 1e-12 of the means.
+    tiny = negligible(a - b, pl.max_horizontal(a.abs(), b.abs())).fill_null(value=False)
+    d = pl.when(tiny).then(0.0).otherwise((a - b).round_sig_figs(DIGITS))
+    pairs = pairs.select(*keys, ft.fold, d.alias("_pr_d")).drop_nulls("_pr_d")
+    dd = pl.col("_pr_d")
+    stats = pairs.group_by(keys).agg(
+        n=dd.count().cast(pl.Int64),
+        _pr_d=dd.sort_by(ft.fold),
+        _pr_nan=dd.is_nan().any(),
+    )
+    stats = stats.with_columns(mean_diff=pl.col("_pr_d").list.mean())  # in data-set order
+
+    def sample(s: pl.Series) -> pl.Series:
+        return _signed_rank_shares(s, rope, prior, n_samples, seed)
+
+    # Sorted, then one batch of every pair: the draw is reproducible for a seed.
+    shares = pl.col("_pr_d").map_batches(
+        sample, return_dtype=pl.Struct(dict.fromkeys(_PROBABILITIES, pl.Float64))
+    )
+    out = (
+        stats.sort(keys)
+        .with_columns(shares.alias("_pr_p"))
+        .select(*keys, "n", "mean_diff", pl.col("_pr_p").struct.unnest(), "_pr_nan")
+    )
+    return poisoned(out, "_pr_nan", keep=["mean_diff"])
+
+
+def _signed_rank_shares(
+    diffs: pl.Series, rope: float, prior: float, n_samples: int, seed: int | None
+) -> pl.Series:
+    """Share of posterior samples in which each region wins, for every pair (row) at once."""
+    rows = len(diffs)
+    lengths = diffs.list.len().fill_null(0).to_numpy().astype(np.int64)
+    width = int(lengths.max(initial=0)) + 1  # + the prior pseudo-observation at 0
+    # One row per pair: (0, d₁, …, d_N), padded with NaN of Dirichlet shape 0 (weight 0).
+    values = np.full((rows, width), np.nan)
+    values[:, 0] = 0.0
+    flat = diffs.explode().drop_nulls().to_numpy().astype(float)
+    owner = np.repeat(np.arange(rows), lengths)
+    position = np.arange(len(flat)) - np.repeat(np.cumsum(lengths) - lengths, lengths)
+    values[owner, 1 + position] = flat
+    real = np.arange(width) <= lengths[:, None]
+    usable = (lengths > 0) & ~np.isnan(np.where(real, values, 0.0)).any(axis=1)
+    values[~usable] = np.where(real[~usable], 0.0, np.nan)
+    shape = np.where(np.arange(width) == 0, prior, 1.0) * real
+    # Weights are drawn in data-set order and then sorted with the values (NaN padding
+    # last), so a data set keeps its weight whichever way the pair is ordered.
+    order = np.argsort(values, axis=1, kind="stable")
+    values = np.take_along_axis(values, order, axis=1)
+    out = np.full((rows, 3), np.nan)
+    rng = np.random.default_rng(seed)
+    step = max(1, _CHUNK // (n_samples * width))
+    for start in range(0, rows, step):  # chunks of pairs, only to bound memory
+        part = slice(start, min(rows, start + step))
+        size = (shape[part].shape[0], n_samples, width)
+        gamma = rng.standard_gamma(np.broadcast_to(shape[part, None, :], size))
+        gamma = np.take_along_axis(gamma, order[part, None, :], axis=2)
+        bounds = _region_bounds(values[part], lengths[part] + 1, rope)
+        out[part] = _winner_shares(gamma, bounds, rope)
+    out[~usable] = np.nan
+    missing = pl.Series(lengths == 0)
+    columns = [
+        pl.Series(name, out[:, i]).set(missing, None) for i, name in enumerate(_PROBABILITIES)
+    ]
+    return pl.struct(columns, eager=True).alias(diffs.name)
+
+
+def _region_bounds(values: np.ndarray, n: np.ndarray, rope: float) -> list[np.ndarray]:
+    """For each sorted row and each i, where the j with dᵢ + dⱼ above 2·rope (below −2·rope) start.
+
+    dᵢ + dⱼ grows with j, so {j : dᵢ + dⱼ > 2·rope} is a suffix of the n real values
+    and {j : dᵢ + dⱼ = 2·rope} the block just before it; the sums are compared
+    exactly as written (no rearranged thresholds). Returns the start of the "above"
+    suffix, the start of its tie block, the end of the "below" prefix and the end of
+    its tie block, as indices into the suffix sums of the weights.
+    """
+    sums = values[:, :, None] + values[:, None, :]  # NaN where padding is involved
+    with np.errstate(invalid="ignore"):
+        above = (sums > 2.0 * rope).sum(axis=2)
+        at_top = (sums == 2.0 * rope).sum(axis=2)
+        below = (sums < -2.0 * rope).sum(axis=2)
+        at_bottom = (sums == -2.0 * rope).sum(axis=2)
+    top = n[:, None] - above
+    return [top, top - at_top, below, below + at_bottom]
+
+
+def _winner_shares(gamma: np.ndarray, bounds: list[np.ndarray], rope: float) -> np.ndarray:
+    """Shares of samples (axis 1) in which P(a higher), P(rope), P(b higher) is largest."""
+    w = gamma / gamma.sum(axis=2, keepdims=True)
+    tail = np.cumsum(w[:, :, ::-1], axis=2)[:, :, ::-1]  # tail[k] = Σ_{j ≥ k} wⱼ
+    tail = np.concatenate([tail, np.zeros((*w.shape[:2], 1))], axis=2)
+
+    def at(index: np.ndarray) -> np.ndarray:
+        return np.take_along_axis(tail, np.broadcast_to(index[:, None, :], w.shape), axis=2)
+
+    top, top_tie, bottom, bottom_tie = (at(b) for b in bounds)
+    # θ₊ = Σᵢ wᵢ Σⱼ wⱼ H(dᵢ + dⱼ − 2 rope), with H(0) = ½; θ₋ likewise below −2 rope.
+    p_a = np.einsum("psi,psi->ps", w, top + 0.5 * (top_tie - top))
+    p_b = np.einsum("psi,psi->ps", w, tail[:, :, :1] - bottom + 0.5 * (bottom - bottom_tie))
+    p_rope = 1.0 - p_a - p_b if rope > 0 else np.zeros_like(p_a)
+    probs = np.stack([p_a, p_rope, p_b], axis=2)
+    best = probs >= probs.max(axis=2, keepdims=True) - ROUNDING  # ties share the sample
+    shares: np.ndarray = (best / best.sum(axis=2, keepdims=True)).mean(axis=1)
+    return shares
