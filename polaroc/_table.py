@@ -75,8 +75,9 @@ def poisoned(
     (its row — a model pair or a by group — was computed from a NaN metric value)
     and passes its result through here, so a NaN value never turns into a finite
     number, ±inf, p = 0 or a decision. Every float column not in ``keep`` becomes
-    NaN, every Boolean column (decisions such as ``reject``) and every column named
-    in ``nulled`` (ranks, letters) becomes null. ``flag`` is dropped.
+    NaN (a null — no statistic, as on an ANOVA residual row — stays null), every
+    Boolean column (decisions such as ``reject``) and every column named in
+    ``nulled`` (ranks, letters) becomes null. ``flag`` is dropped.
     """
     schema = frame.collect_schema()
     keep, nulled = set(keep), set(nulled)
@@ -90,7 +91,9 @@ def poisoned(
         elif name in nulled or dtype == pl.Boolean:
             columns.append(pl.when(~bad).then(pl.col(name)).alias(name))
         elif dtype.is_float():
-            columns.append(pl.when(bad).then(float("nan")).otherwise(pl.col(name)).alias(name))
+            value = pl.col(name)
+            nan = pl.when(bad & value.is_not_null()).then(float("nan")).otherwise(value)
+            columns.append(nan.alias(name))
         else:
             columns.append(pl.col(name))
     return frame.select(columns)

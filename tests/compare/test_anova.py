@@ -303,3 +303,104 @@ def test_fold_effects_and_affine_scale_leave_the_model_test_alone(shifts, scale,
     assert got["ss"][2] == pytest.approx(base["ss"][2] * scale**2, rel=1e-6)
     letters = pr.duncan(table, by=()).collect()
     assert pr.duncan(moved, by=()).collect()["groups"].to_list() == letters["groups"].to_list()
+
+
+# ---------------------------------------------- repeats as blocks, NaN and rounding
+
+
+def repeated_table(rng, models=3, repeats=3, folds=4):
+    rows = [
+        (f"m{m}", r, f, 0.8 + 0.02 * m + 0.01 * f + rng.normal(0, 0.02))
+        for m in range(models)
+        for r in range(repeats)
+        for f in range(folds)
+    ]
+    return pl.DataFrame(rows, schema=["model", "repeat", "fold", "auc"], orient="row")
+
+
+def block_anova(table: pl.DataFrame):
+    """statsmodels' ``anova_lm(ols("auc ~ C(model) + C(block)"))``, block = (repeat, fold)."""
+    import statsmodels.api as sm
+    import statsmodels.formula.api as smf
+
+    frame = table.with_columns(block=pl.format("{}_{}", "repeat", "fold")).to_pandas()
+    return sm.stats.anova_lm(smf.ols("auc ~ C(model) + C(block)", data=frame).fit())
+
+
+@pytest.mark.parametrize(("repeats", "folds"), [(2, 3), (5, 2), (3, 5)])
+def test_anova_on_repeats_has_one_block_per_repeat_and_fold(run, rng, repeats, folds):
+    table = repeated_table(rng, repeats=repeats, folds=folds)
+    out = run(table, lambda t: pr.anova(t))
+    ref = block_anova(table)
+    names = {"model": "C(model)", "fold": "C(block)", "residual": "Residual"}
+    for row in out.iter_rows(named=True):
+        r = ref.loc[names[row["source"]]]
+        assert row["df"] == r["df"]
+        assert row["ss"] == pytest.approx(r["sum_sq"], rel=1e-9)
+        if row["source"] != "residual":
+            assert row["f"] == pytest.approx(r["F"], rel=1e-8)
+            assert row["p_value"] == pytest.approx(r["PR(>F)"], rel=1e-7)
+    assert out["df"].to_list()[1] == repeats * folds - 1
+
+
+def test_duncan_on_repeats_uses_the_block_error_term(rng):
+    table = repeated_table(rng, models=4, repeats=3, folds=4)
+    ranges = pr.duncan_ranges(table).collect()
+    ref = block_anova(table).loc["Residual"]
+    assert (ranges["n_folds"] == 12).all()
+    assert ranges["df_error"][0] == ref["df"]
+    assert ranges["ms_error"][0] == pytest.approx(ref["mean_sq"], rel=1e-9)
+    expected = duncan_critical_ranges(ref["mean_sq"], ref["df"], 12, 4)
+    for row in ranges.iter_rows(named=True):
+        assert row["critical_range"] == pytest.approx(expected[row["p"]], rel=1e-6)
+    assert pr.duncan(table).collect()["groups"].is_not_null().all()
+
+
+def test_anova_with_a_repeat_missing_a_fold_is_named(rng):
+    table = repeated_table(rng, models=2, repeats=2, folds=3)
+    holed = table.filter(~((pl.col("repeat") == 0) & (pl.col("fold") == 1)))
+    for function in (pr.anova, pr.duncan):
+        with pytest.raises(ValueError, match=r"missing \(model, repeat, fold\) rows: \(m0, 0, 1\)"):
+            function(holed)
+
+
+def test_all_nan_group_is_nan_not_infinite_f(run):
+    # issue 14: a by group whose metric is NaN in every row reported F = inf, p = 0
+    table = pl.DataFrame({
+        "dataset": ["x"] * 6 + ["y"] * 6,
+        "model": (["a"] * 3 + ["b"] * 3) * 2,
+        "fold": [1, 2, 3] * 4,
+        "auc": [float("nan")] * 6 + [0.8, 0.82, 0.79, 0.7, 0.71, 0.74],
+    })  # fmt: skip
+    out = run(table, lambda t: pr.anova(t, by="dataset"))
+    x = out.filter(dataset="x")
+    for column in ("ss", "ms", "f", "p_value"):
+        assert all(v is None or math.isnan(v) for v in x[column]), column
+    assert x["f"].is_not_null().sum() == 2  # NaN, not a missing value
+    assert out.filter(dataset="y")["p_value"].drop_nulls().is_finite().all()
+    duncan = run(table, lambda t: pr.duncan(t, by="dataset")).filter(dataset="x")
+    assert duncan["groups"].is_null().all()
+    assert duncan["rank"].is_null().all()
+
+
+def test_rounding_noise_sum_of_squares_is_zero_not_infinite_f(run):
+    # issue 14: no residual and a model SS of rounding noise (≈1e-31) gave F = inf, p = 0
+    base = [0.1, 0.2, 0.3]
+    table = pl.DataFrame({
+        "model": ["a"] * 3 + ["b"] * 3,
+        "fold": [1, 2, 3] * 2,
+        "auc": base + [v + 1e-17 for v in base],
+    })  # fmt: skip
+    out = run(table, lambda t: pr.anova(t)).to_dicts()
+    assert out[0]["ss"] == 0.0
+    assert out[0]["f"] is None
+    assert out[0]["p_value"] is None
+    assert out[2]["ss"] == 0.0
+    assert out[1]["f"] == math.inf  # the fold effect is real: the documented rule
+
+
+def test_one_group_by_empty_tuple(run, rng):
+    table = random_table(rng, models=3, folds=4)
+    for function in (pr.anova, pr.duncan, pr.duncan_ranges, pr.duncan_subsets):
+        out = run(table, lambda t, f=function: f(t, by=()))
+        assert out.height > 0
