@@ -9,7 +9,9 @@ scikit-learn, distinct and tied scores), ``evaluate`` (the full per-fold table
 against ``pr.auc`` alone), ``multiclass`` (Hand & Till's M against scikit-learn's
 ovo loop), ``tables`` (paired t, ANOVA and Duncan on 50 models × 10 folds) and
 ``scale`` (peak memory of a hive-partitioned Parquet log, one query against
-batches). Every method is checked to agree on every group (1e-9) before it is timed.
+batches) and ``weights`` (weighted AUC and average precision against ``pr.auc`` and
+scikit-learn's ``sample_weight``). Every method is checked to agree on every group
+(1e-9) before it is timed.
 Generated logs go to ``benchmarks/_data/`` (git-ignored) and are deleted afterwards.
 """
 
@@ -19,10 +21,17 @@ import argparse
 import time
 from pathlib import Path
 
-from benchmarks import bench_binary, bench_evaluate, bench_multiclass, bench_scale, bench_tables
+from benchmarks import (
+    bench_binary,
+    bench_evaluate,
+    bench_multiclass,
+    bench_scale,
+    bench_tables,
+    bench_weights,
+)
 from benchmarks.common import machine
 
-SECTIONS = ("binary", "evaluate", "multiclass", "tables", "scale")
+SECTIONS = ("binary", "evaluate", "multiclass", "tables", "scale", "weights")
 
 
 def sizes(text: str) -> list[int]:
@@ -84,6 +93,10 @@ def main() -> None:
             emit(bench_tables.run(50, 10, repeat))
         elif section == "scale":
             emit(bench_scale.run(scale_rows, group_rows, None))
+        elif section == "weights":  # the 10M-row log of the binary section (1M when quick)
+            weight_rows = binary_rows[min(1, len(binary_rows) - 1)]
+            for distinct in (None, args.ties):
+                emit(bench_weights.run(weight_rows, repeat, distinct))
 
 
 if __name__ == "__main__":
