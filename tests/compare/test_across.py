@@ -278,3 +278,60 @@ def test_friedman_ignores_increasing_transforms_per_dataset(transforms):
     assert got["chi2"].item() == pytest.approx(base["chi2"].item(), rel=1e-9)
     ranks = pr.mean_ranks(moved).collect()["mean_rank"].to_list()
     assert ranks == pytest.approx(pr.mean_ranks(table).collect()["mean_rank"].to_list())
+
+
+# ------------------------------------------------------------ issue 14 regressions
+
+
+def test_wilcoxon_both_models_nan_is_not_a_zero_difference(run, rng):
+    # issue 14: a data set where both models are NaN counted as a zero difference
+    table = random_table(rng, models=2, folds=1, datasets=10).with_columns(
+        auc=pl.when(pl.col("dataset") == "d3").then(float("nan")).otherwise("auc")
+    )
+    table = table.with_columns(  # a large, consistent gap: without the NaN, it rejects
+        auc=pl.when(pl.col("model") == "m0").then(pl.col("auc") + 0.3).otherwise("auc")
+    )
+    out = run(table, lambda t: pr.wilcoxon_test(t)).row(0, named=True)
+    assert out["reject"] is None
+    for column in ("r_plus", "r_minus", "statistic", "z", "p_value"):
+        assert out[column] is None or math.isnan(out[column]), column
+    clean = run(table.filter(pl.col("dataset") != "d3"), lambda t: pr.wilcoxon_test(t))
+    assert clean["reject"].item() is True
+
+
+@pytest.mark.parametrize("datasets", [3, 8])
+def test_friedman_two_models_ranked_alike_everywhere(run, rng, datasets):
+    # issue 14: gave F = inf and p_value_f 0; chi² = N is right and finite
+    table = random_table(rng, models=2, folds=1, datasets=datasets).with_columns(
+        auc=pl.when(pl.col("model") == "m0").then(pl.col("auc") + 1.0).otherwise("auc")
+    )
+    out = run(table, lambda t: pr.friedman_test(t)).row(0, named=True)
+    # scipy's friedmanchisquare needs k >= 3: the two-model χ² by hand, Rⱼ = 1 and 2
+    assert out["chi2"] == pytest.approx(datasets)  # 12N/(2·3)·(N² + 4N²)/N² − 9N = N
+    assert out["p_value"] == pytest.approx(stats.chi2.sf(datasets, 1))
+    assert out["f"] is None
+    assert out["p_value_f"] is None
+
+
+def test_friedman_perfect_concordance_with_three_models(rng):
+    table = random_table(rng, models=3, folds=1, datasets=5).with_columns(
+        auc=pl.col("auc") + pl.col("model").str.slice(1).cast(pl.Int64)
+    )
+    out = pr.friedman_test(table).collect().row(0, named=True)
+    ref = stats.friedmanchisquare(*means(table).values())
+    assert out["chi2"] == pytest.approx(ref.statistic)
+    assert out["p_value"] == pytest.approx(ref.pvalue)
+    assert out["f"] is None
+
+
+def test_friedman_all_models_tied_everywhere_is_null(rng):
+    table = random_table(rng, models=3, folds=1, datasets=5).with_columns(auc=pl.lit(0.7))
+    out = pr.friedman_test(table).collect().row(0, named=True)
+    assert out["chi2"] is None
+    assert out["p_value"] is None
+
+
+def test_all_functions_accept_one_group(rng):
+    table = random_table(rng, models=3, folds=2, datasets=6)
+    for function in (pr.wilcoxon_test, pr.friedman_test, pr.nemenyi_test, pr.mean_ranks):
+        assert function(table, by=()).collect().height > 0
