@@ -3,19 +3,34 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
-import threading
+import tempfile
 import time
-from collections.abc import Sequence
+import warnings
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
+from typing import TYPE_CHECKING, TypeVar
 
 import polars as pl
 
 from polaroc._input import LogColumns
 from polaroc.io import demo_log_path, find_log_files, scan_logs
-from polaroc.report.tables import Report, report_tables, to_markdown, write_report
+from polaroc.report.tables import (
+    Report,
+    optional_tables,
+    report_tables,
+    to_markdown,
+    write_report,
+)
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
 __all__ = ["main"]
+
+T = TypeVar("T")
 
 DESCRIPTION = """\
 Evaluate classifiers from logged scores. A log is a Parquet table with one row per
@@ -40,7 +55,7 @@ examples:
 
 
 class Progress:
-    """Stage messages on stderr, with a running clock while a long step works."""
+    """Stage messages on stderr; a long step shows rich's spinner and clock on a terminal."""
 
     def __init__(self, quiet: bool) -> None:
         self.quiet = quiet
@@ -50,32 +65,35 @@ class Progress:
         if not self.quiet:
             print(f"polaroc: {message}", file=sys.stderr, flush=True)
 
-    def run(self, message: str, work):
-        """Run ``work()`` while showing ``message`` and the seconds elapsed (on a terminal)."""
+    def run(self, message: str, work: Callable[[], T]) -> T:
+        """Run ``work()`` while showing ``message`` (rich's status line on a terminal)."""
         if self.quiet:
             return work()
-        done = threading.Event()
-        tty = sys.stderr.isatty()
-
-        def tick() -> None:
-            begun = time.perf_counter()
-            while not done.wait(0.5):
-                if tty:
-                    elapsed = time.perf_counter() - begun
-                    print(f"\rpolaroc: {message} {elapsed:5.1f} s", end="", file=sys.stderr)
-
-        print(f"polaroc: {message}", end="" if tty else "\n", file=sys.stderr, flush=True)
-        thread = threading.Thread(target=tick, daemon=True)
-        thread.start()
-        begun = time.perf_counter()
-        try:
+        if not sys.stderr.isatty():
+            self.say(message)
             return work()
-        finally:
-            done.set()
-            thread.join()
-            if tty:
-                elapsed = time.perf_counter() - begun
-                print(f"\rpolaroc: {message} {elapsed:5.1f} s", file=sys.stderr, flush=True)
+        try:
+            from rich.console import Console
+        except ImportError:  # the report extra is not installed: plain messages
+            self.say(message)
+            return work()
+        console = Console(file=sys.stderr)
+        begun = time.perf_counter()
+        with console.status(f"polaroc: {message}"):
+            result = work()
+        self.say(f"{message}: {time.perf_counter() - begun:.1f} s")
+        return result
+
+
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("polaroc")
+    except PackageNotFoundError:  # run from a source tree
+        from polaroc import __version__
+
+        return __version__
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -85,6 +103,7 @@ def _parser() -> argparse.ArgumentParser:
         epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
+    parser.add_argument("--version", action="version", version=f"polaroc {_version()}")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     common = argparse.ArgumentParser(add_help=False)
@@ -112,6 +131,13 @@ def _parser() -> argparse.ArgumentParser:
         "--adjust",
         choices=["holm", "bonferroni"],
         help="adjust the paired t p-values across model pairs",
+    )
+    tests.add_argument(
+        "--rope",
+        type=float,
+        metavar="WIDTH",
+        help="region of practical equivalence: add the Bayesian tests' probabilities "
+        "(differences within +-WIDTH count as equivalent)",
     )
     tests.add_argument(
         "--threshold",
@@ -170,54 +196,108 @@ def _terminal_tables(rep: Report, tables: dict[str, pl.DataFrame], metric: str) 
     _show(f"Duncan's multiple range test on {metric}", tables["duncan"])
 
 
-def _figures(rep: Report, tables: dict[str, pl.DataFrame], out: Path, metric: str) -> list[Path]:
+def _parts(frame: pl.DataFrame, by: list[str]) -> dict[tuple[object, ...], pl.DataFrame]:
+    """One table per data set (by group); the whole table under ``()`` without ``by``."""
+    if not by or frame.is_empty() or not set(by) <= set(frame.columns):
+        return {(): frame}
+    return frame.partition_by(by, as_dict=True, include_key=False)
+
+
+def _suffix(key: tuple[object, ...]) -> str:
+    return "".join(f"_{k}" for k in key)
+
+
+def _figures(
+    rep: Report,
+    tables: dict[str, pl.DataFrame],
+    optional: dict[str, pl.DataFrame | str],
+    out: Path,
+    metric: str,
+) -> dict[str, Path]:
+    """Draw and save every figure, per data set; returns name → PNG path."""
     import matplotlib
 
     matplotlib.use("Agg")  # files only: no window, whatever the user's default backend
-    from polaroc import plot
-
-    figures = {}
-    folds, duncan = tables["folds"], tables["duncan"]
-    groups = folds.partition_by(rep.by, as_dict=True) if rep.by else {(): folds}
-    for key, part in groups.items():
-        suffix = "".join(f"_{k}" for k in key)
-        figures[f"{metric}_per_fold{suffix}"] = plot.auc_distributions(
-            part, metric=metric, higher_is_better=metric != "error"
-        )
-        if rep.by:
-            mask = pl.all_horizontal(pl.col(b) == k for b, k in zip(rep.by, key, strict=True))
-            dun = duncan.filter(mask)
-        else:
-            dun = duncan
-        if dun.height:
-            figures[f"duncan{suffix}"] = plot.duncan_groups(dun)
-    if rep.curves and not rep.by:
-        c = rep.curves
-        figures["roc"] = plot.roc_folds(c["folds"], c["pooled"], c["average"])
-    if "pairwise" in tables:
-        figures["pairwise"] = plot.pairwise_heatmap(tables["pairwise"])
-    written = []
-    for name, fig in figures.items():
-        path = out / f"{name}.png"
-        fig.savefig(path, dpi=110, bbox_inches="tight")
-        written.append(path)
     import matplotlib.pyplot as plt
 
-    plt.close("all")
+    from polaroc import plot
+
+    model, fold = rep.columns.model, rep.columns.fold
+    written: dict[str, Path] = {}
+
+    def save(name: str, fig: Figure) -> None:
+        written[name] = out / f"{name}.png"
+        fig.savefig(written[name], dpi=110, bbox_inches="tight")
+        plt.close(fig)
+
+    duncans = _parts(tables["duncan"], rep.by)
+    for key, part in _parts(tables["folds"], rep.by).items():
+        save(
+            f"{metric}_per_fold{_suffix(key)}",
+            plot.auc_distributions(
+                part, metric=metric, model=model, higher_is_better=metric != "error"
+            ),
+        )
+        dun = duncans.get(key)
+        if dun is not None and dun.height:
+            save(f"duncan{_suffix(key)}", plot.duncan_groups(dun, model=model))
+    if rep.curves:
+        c = {k: _parts(v, rep.by) for k, v in rep.curves.items()}
+        for key, part in c["folds"].items():
+            save(
+                f"roc{_suffix(key)}",
+                plot.roc_folds(part, c["pooled"][key], c["average"][key], model=model, fold=fold),
+            )
+        for key, part in c.get("pr_folds", {}).items():
+            save(
+                f"pr{_suffix(key)}",
+                plot.pr_folds(part, c["pr_pooled"][key], model=model, fold=fold),
+            )
+    if "pairwise" in tables:
+        for key, part in _parts(tables["pairwise"], rep.by).items():
+            save(f"pairwise{_suffix(key)}", plot.pairwise_heatmap(part, model=model))
+    if isinstance(optional.get("mean_ranks"), pl.DataFrame):
+        cd = plot.cd_diagram(
+            tables["folds"], metric, alpha=rep.alpha, higher_is_better=metric != "error",
+            model=model, dataset=rep.columns.dataset,
+        )  # fmt: skip
+        save("cd", cd)
     return written
 
 
-def run_report(log: pl.LazyFrame, args: argparse.Namespace, progress: Progress) -> None:
-    """Compute, print and write the report for one (lazy) log."""
+def _collect_optional(plans: dict[str, pl.LazyFrame]) -> dict[str, pl.DataFrame | str]:
+    """Each optional table on its own: a design it does not fit is a note, not a failure."""
+    results: dict[str, pl.DataFrame | str] = {}
+    for name, plan in plans.items():
+        try:
+            results[name] = plan.collect()
+        except (ValueError, TypeError, pl.exceptions.PolarsError) as exc:
+            results[name] = _first_line(exc)
+    return results
+
+
+def run_report(log: pl.LazyFrame, args: argparse.Namespace, progress: Progress) -> Path:
+    """Compute and write the report for one (lazy) log, then print its tables.
+
+    Files are written before anything goes to stdout, so a closed pipe (``| head``)
+    cannot lose them. Returns the path of the report page.
+    """
     columns = LogColumns(**{
         k: getattr(args, k, getattr(LogColumns(), k))
         for k in ("model", "fold", "class_", "score", "label", "sample", "dataset")
     })  # fmt: skip
     rep = report_tables(
         log, metric=args.metric, alpha=args.alpha, threshold=args.threshold,
-        adjust=args.adjust, columns=columns,
+        adjust=args.adjust, rope=args.rope, columns=columns,
     )  # fmt: skip
-    kind = "multiclass" if rep.multiclass else f"binary (positive class: {rep.positive_class})"
+    kinds = rep.kinds
+    n_multi = int(kinds["multiclass"].sum())
+    if n_multi == kinds.height:
+        kind = "multiclass"
+    elif n_multi == 0:
+        kind = "binary" + (f" (positive class: {rep.positive_class})" if rep.positive_class else "")
+    else:
+        kind = f"{kinds.height - n_multi} binary and {n_multi} multiclass data sets"
     progress.say(f"{kind} log; computing per-fold metrics and comparisons")
     names = list(rep.tables) + [f"curve_{k}" for k in rep.curves]
     plans = list(rep.tables.values()) + list(rep.curves.values())
@@ -225,22 +305,70 @@ def run_report(log: pl.LazyFrame, args: argparse.Namespace, progress: Progress) 
     results = dict(zip(names, frames, strict=True))
     tables = {k: results[k] for k in rep.tables}
     rep.curves = {k: results[f"curve_{k}"] for k in rep.curves}
-    if tables["folds"].height == 0:
-        raise ValueError("the log has no rows to evaluate")
+    # From the collected per-fold table: nothing is recomputed.
+    optional = _collect_optional(
+        optional_tables(
+            tables["folds"].lazy(),
+            metric=args.metric,
+            alpha=args.alpha,
+            by=rep.by,
+            n_datasets=rep.kinds.height,
+            design=rep.design,
+            rope=args.rope,
+            columns=rep.columns,
+        )
+    )
 
-    _terminal_tables(rep, tables, args.metric)
     out = Path(args.out)
     written = write_report(tables, out)
+    written += write_report({k: v for k, v in optional.items() if isinstance(v, pl.DataFrame)}, out)
+    figures: dict[str, Path] = {}
+    notes = []
     if not args.no_plots:
         try:
             import matplotlib  # noqa: F401
         except ImportError:
-            progress.say("matplotlib is not installed: no figures (pip install 'polaroc[plot]')")
+            notes.append("matplotlib is not installed: no figures (pip install 'polaroc[report]')")
+            progress.say(notes[-1])
         else:
-            written += _figures(rep, tables, out, args.metric)
+            figures = _figures(rep, tables, optional, out, args.metric)
+            written += list(figures.values())
+    page = _write_page(rep, tables, optional, figures, out, args, notes, progress)
+    if page is not None:
+        written.append(page)
     progress.say(
         f"wrote {len(written)} files to {out}/ in {time.perf_counter() - progress.start:.1f} s"
     )
+    _terminal_tables(rep, tables, args.metric)
+    return page if page is not None else out
+
+
+def _write_page(
+    rep: Report,
+    tables: dict[str, pl.DataFrame],
+    optional: dict[str, pl.DataFrame | str],
+    figures: dict[str, Path],
+    out: Path,
+    args: argparse.Namespace,
+    notes: list[str],
+    progress: Progress,
+) -> Path | None:
+    """Write ``index.html`` (needs great_tables, from the ``report`` extra)."""
+    try:
+        import great_tables  # noqa: F401
+    except ImportError:
+        progress.say("great_tables is not installed: no index.html (pip install 'polaroc[report]')")
+        return None
+    from polaroc.report.html import PageInput, report_page
+
+    page = PageInput(
+        tables=tables, optional=optional, figures=figures, kinds=rep.kinds, by=rep.by,
+        metric=args.metric, alpha=args.alpha, model=rep.columns.model,
+        dataset=rep.columns.dataset, source=getattr(args, "source", ""), notes=notes,
+    )  # fmt: skip
+    path = out / "index.html"
+    path.write_text(report_page(page), encoding="utf-8")
+    return path
 
 
 def _first_line(exc: BaseException) -> str:
@@ -249,29 +377,101 @@ def _first_line(exc: BaseException) -> str:
     # Runtime checks raise through a failed string parse; show only their message.
     if "polaroc" in line and '["' in line:
         line = line.split('["', 1)[1].split('"]', 1)[0]
+    while line.startswith("polaroc: "):  # the command adds its own prefix
+        line = line.removeprefix("polaroc: ")
     return line
+
+
+@contextmanager
+def _rust_stderr_captured() -> Iterator[list[str]]:
+    """Send what Rust writes to file descriptor 2 (panic messages) to a buffer.
+
+    Python's own ``sys.stderr`` keeps writing to the terminal. The captured text is
+    appended to the yielded list on exit; the caller shows it unless Polars panicked.
+    """
+    captured: list[str] = []
+    try:
+        fd = sys.stderr.fileno()
+    except (AttributeError, OSError, ValueError):  # no real stderr (e.g. under a test runner)
+        yield captured
+        return
+    saved = os.dup(fd)
+    python_stderr = sys.stderr
+    with tempfile.TemporaryFile(mode="w+b") as buffer:
+        sys.stderr.flush()
+        os.dup2(buffer.fileno(), fd)
+        sys.stderr = open(saved, "w", closefd=False, encoding="utf-8", errors="replace")  # noqa: SIM115
+        try:
+            yield captured
+        finally:
+            sys.stderr.flush()
+            sys.stderr = python_stderr
+            os.dup2(saved, fd)
+            os.close(saved)
+            buffer.seek(0)
+            captured.append(buffer.read().decode("utf-8", "replace"))
+
+
+def _one_line_warning(
+    message: Warning | str,
+    category: type[Warning],
+    filename: str,
+    lineno: int,
+    file: object = None,
+    line: str | None = None,
+) -> None:
+    """Warnings as one line each (no source line)."""
+    text = str(message).strip().splitlines()[0] if str(message).strip() else category.__name__
+    print(f"polaroc: warning: {text}", file=sys.stderr)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``polaroc`` command; returns the exit code."""
+    os.environ.setdefault("RUST_BACKTRACE", "0")
     args = _parser().parse_args(argv)
     progress = Progress(args.quiet)
+    warnings.showwarning = _one_line_warning
+    rust: list[str] = []
+    panicked = False
     try:
-        if args.command == "demo":
-            files = [demo_log_path()]
-            log = scan_logs(*files)
-        else:
-            files = find_log_files(args.logs)
-            log = scan_logs(*args.logs)
-        size = sum(f.stat().st_size for f in files) / 2**20
-        progress.say(f"scanning {len(files)} file(s), {size:.1f} MiB")
-        run_report(log, args, progress)
+        with _rust_stderr_captured() as rust:
+            if args.command == "demo":
+                files = [demo_log_path()]
+                log = scan_logs(*files)
+            else:
+                files = find_log_files(args.logs)
+                log = scan_logs(*args.logs)
+            args.source = ", ".join(str(f) for f in files[:3]) + (" …" if len(files) > 3 else "")
+            size = sum(f.stat().st_size for f in files) / 2**20
+            progress.say(f"scanning {len(files)} file(s), {size:.1f} MiB")
+            page = run_report(log, args, progress)
+            print(f"\nreport page: {page}")
+            sys.stdout.flush()
+    except BrokenPipeError:
+        # The reader closed the pipe (| head): the files are written; stop printing
+        # (https://docs.python.org/3/library/signal.html#note-on-sigpipe).
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 1
     except KeyboardInterrupt:
         print("polaroc: interrupted", file=sys.stderr)
         return 130
     except (ValueError, TypeError, OSError, pl.exceptions.PolarsError) as exc:
         print(f"polaroc: error: {_first_line(exc)}", file=sys.stderr)
         return 2
+    except BaseException as exc:
+        if type(exc).__name__ != "PanicException":  # pyo3's, a BaseException subclass
+            raise
+        panicked = True
+        print(
+            f"polaroc: error: Polars failed reading the log ({_first_line(exc)[:160]}); "
+            "a file may be damaged: check it with pl.read_parquet",
+            file=sys.stderr,
+        )
+        return 2
+    finally:
+        if rust and rust[0] and not panicked:
+            sys.stderr.write(rust[0])
     return 0
 
 

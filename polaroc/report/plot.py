@@ -17,7 +17,14 @@ from polaroc._input import FrameLike
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
-__all__ = ["auc_distributions", "cd_diagram", "duncan_groups", "pairwise_heatmap", "roc_folds"]
+__all__ = [
+    "auc_distributions",
+    "cd_diagram",
+    "duncan_groups",
+    "pairwise_heatmap",
+    "pr_folds",
+    "roc_folds",
+]
 
 
 def _pyplot():
@@ -390,5 +397,68 @@ def cd_diagram(
     ax.set_ylim(-(0.45 + step * half + step * len(cliques) * 0.5), 0.8)
     ax.axis("off")
     ax.set_title(f"critical difference (Nemenyi, α = {alpha:g}, N = {ranks['n_datasets'][0]})")
+    fig.tight_layout()
+    return fig
+
+
+def pr_folds(
+    folds: FrameLike, pooled: FrameLike, *, model: str = "model", fold: str = "fold"
+) -> Figure:
+    """Per model: each fold's precision–recall curve, the pooled curve and the chance line.
+
+    Precision is drawn as a step over recall — the step-wise interpolation that
+    average precision sums; a straight line between PR points would overstate it
+    (Davis & Goadrich 2006). The dotted horizontal line is the share of positives,
+    the precision of a classifier that ranks at random.
+
+    Parameters
+    ----------
+    folds
+        :func:`polaroc.pr_curve` per (model, fold): ``recall``, ``precision``,
+        ``threshold`` per point.
+    pooled
+        :func:`polaroc.pooled_pr_curve` per model (also ``tp`` and ``fp``).
+    model, fold
+        Column names.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        One panel per model.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> import polaroc as pr
+    >>> from polaroc import plot
+    >>> log = pl.scan_parquet(pr.demo_log_path()).filter(pl.col("class") == "malignant")
+    >>> fig = plot.pr_folds(pr.pr_curve(log), pr.pooled_pr_curve(log))
+    >>> sum(ax.get_visible() for ax in fig.axes)
+    6
+    """
+    folds, pooled = _frame(folds), _frame(pooled)
+    models = sorted(folds[model].unique().to_list(), key=str)
+    fig, axes = _grid(len(models))
+    for ax, name in zip(axes, models, strict=True):
+        mine = folds.filter(pl.col(model) == name)
+        for part in mine.partition_by(fold, maintain_order=True):
+            part = part.sort("threshold", descending=True, nulls_last=True)
+            ax.plot(part["recall"], part["precision"], color="0.75", lw=0.8, drawstyle="steps-pre")
+        pool = pooled.filter(pl.col(model) == name).sort("threshold", descending=True)
+        ax.plot(
+            pool["recall"], pool["precision"], color="black", lw=1.2, ls="--",
+            drawstyle="steps-pre", label="pooled",
+        )  # fmt: skip
+        if pool.height:
+            everyone = pool.row(int((pool["tp"] + pool["fp"]).arg_max() or 0), named=True)
+            base = everyone["tp"] / max(everyone["tp"] + everyone["fp"], 1)
+            ax.axhline(base, color="0.6", lw=0.6, ls=":", label="chance")
+        ax.set_title(str(name))
+        ax.set_xlim(0, 1)
+        ax.set_ylim(0, 1.01)
+    for ax in axes:
+        ax.set_xlabel("recall")
+    axes[0].set_ylabel("precision")
+    axes[0].legend(loc="lower left", fontsize="small", frameon=False)
     fig.tight_layout()
     return fig

@@ -7,7 +7,8 @@ writes them as CSV, Parquet and Markdown next to the figures.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+import inspect
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -62,27 +63,134 @@ def summary_table(folds: FrameLike, by: Iterable[str], model: str = "model") -> 
 
 @dataclass
 class Report:
-    """The report's lazy tables, and what was found in the log."""
+    """The report's lazy tables, and what was found in the log.
+
+    ``kinds`` has one row per data set (by group): ``n_rows``, ``n_labels``,
+    ``multiclass`` and the positive class of a binary one (``_pr_positive``: the last
+    class value in sort order) — binary and multiclass are decided for each data set
+    on its own. ``optional`` holds tables a design may not support (across data sets,
+    5×2 cv, Bayesian); each is collected on its own and a refusal becomes a note.
+    """
 
     tables: dict[str, pl.LazyFrame]
     by: list[str]
     multiclass: bool
     positive_class: object | None
     curves: dict[str, pl.LazyFrame] = field(default_factory=dict)
+    kinds: pl.DataFrame = field(default_factory=pl.DataFrame)
+    columns: LogColumns = field(default_factory=LogColumns)
+    optional: dict[str, pl.LazyFrame] = field(default_factory=dict)
+    alpha: float = 0.05
+    design: tuple[int, int] | None = None
 
 
-def _values(log: pl.LazyFrame, found_has_class: bool, columns: LogColumns) -> tuple[int, object]:
-    """Number of label values, and the positive class of a binary log (one small query).
+POSITIVE = "_pr_positive"
 
-    The positive class is the last class value in sort order (scikit-learn's default
-    ``pos_label``), which for a log holding only one class's rows is that class.
+
+def _kinds(
+    log: pl.LazyFrame, by: list[str], has_class: bool, columns: LogColumns, repeat: str
+) -> pl.DataFrame:
+    """Per data set (by group): rows, models, folds, repeats, label values, positive class.
+
+    One small query. The positive class of a binary data set is its last class value in sort order
+    (scikit-learn's default ``pos_label``), which for a log holding only one class's
+    rows is that class.
     """
-    label = pl.col(columns.label).drop_nulls().n_unique().alias("n_labels")
-    if not found_has_class:
-        return log.select(label).collect().item(), None
-    last = pl.col(columns.class_).drop_nulls().unique().sort().last().alias("positive")
-    n_labels, positive = log.select(label, last).collect().row(0)
-    return n_labels, positive
+    stats = [
+        pl.len().alias("n_rows"),
+        pl.col(columns.label).drop_nulls().n_unique().alias("n_labels"),
+        pl.col(columns.model).n_unique().alias("n_models"),
+        pl.col(columns.fold).n_unique().alias("n_folds"),
+    ]
+    if repeat in log.collect_schema().names():
+        stats.append(pl.col(repeat).n_unique().alias("n_repeats"))
+    if has_class:
+        stats.append(pl.col(columns.class_).drop_nulls().unique().sort().last().alias(POSITIVE))
+    else:
+        stats.append(pl.lit(None).alias(POSITIVE))
+    kinds = log.group_by(by).agg(stats).sort(by) if by else log.select(stats)
+    return kinds.with_columns(multiclass=pl.col("n_labels") > 2).collect()
+
+
+def _subset(log: pl.LazyFrame, keys: pl.DataFrame, by: list[str]) -> pl.LazyFrame:
+    """The rows of ``log`` in the data sets listed in ``keys`` (all rows without ``by``)."""
+    if not by:
+        return log
+    return log.join(keys.lazy().select(by), on=by, how="semi")
+
+
+def _one_fold_column(folds: pl.LazyFrame, fold: str, repeat: str) -> pl.LazyFrame:
+    """Repeated folds as one fold column ``"repeat/fold"`` (for tables without repeats).
+
+    Works on logs and per-fold tables alike.
+    """
+    if repeat not in folds.collect_schema().names():
+        return folds
+    return folds.with_columns(pl.format("{}/{}", repeat, fold).alias(fold)).drop(repeat)
+
+
+def _pr_curves(log: pl.LazyFrame, names: Mapping[str, str]) -> dict[str, pl.LazyFrame]:
+    """Precision–recall curves per fold and pooled (when polaroc has them)."""
+    import polaroc.metrics as metrics
+
+    fold_curve = getattr(metrics, "pr_curve", None)
+    pooled_curve = getattr(metrics, "pooled_pr_curve", None)
+    if fold_curve is None or pooled_curve is None:
+        return {}
+    return {"pr_folds": fold_curve(log, **names), "pr_pooled": pooled_curve(log, **names)}
+
+
+def _accepted(function: Callable[..., object], **kwargs: object) -> dict[str, object]:
+    """Only the keyword arguments ``function`` takes (the tables being added vary)."""
+    names = inspect.signature(function).parameters
+    return {k: v for k, v in kwargs.items() if k in names}
+
+
+def optional_tables(
+    folds: pl.LazyFrame,
+    *,
+    metric: str,
+    alpha: float,
+    by: list[str],
+    n_datasets: int,
+    design: tuple[int, int] | None,
+    rope: float | None,
+    columns: LogColumns,
+) -> dict[str, pl.LazyFrame]:
+    """Tables a design may support: across data sets, 5×2 cv, Bayesian (when present).
+
+    Across two or more data sets: the mean ranks, Friedman's test with Nemenyi's
+    (Demšar 2006), Wilcoxon's signed-rank test, the sign test and the Bayesian
+    signed-rank test (Benavoli et al. 2014). A 5×2 design (``design == (5, 2)``,
+    repeats × folds): Dietterich's (1998) 5×2 cv t and Alpaydın's (1999) combined F.
+    With ``rope``: the correlated Bayesian t test (Corani & Benavoli 2015).
+    """
+    import polaroc.compare as compare
+
+    names = {"model": columns.model, "fold": columns.fold, "dataset": columns.dataset}
+    higher = metric != "error"
+    plans: dict[str, pl.LazyFrame] = {}
+    wanted: list[tuple[str, dict[str, object]]] = []
+    if columns.dataset in by and n_datasets >= 2:
+        across = [b for b in by if b != columns.dataset]
+        common = {"by": across, "higher_is_better": higher, "model": columns.model,
+                  "dataset": columns.dataset}  # fmt: skip
+        wanted += [
+            (name, common)
+            for name in ("mean_ranks", "friedman_test", "nemenyi_test", "wilcoxon_test",
+                         "sign_test", "bayes_signed_rank")
+        ]  # fmt: skip
+    if design == (5, 2):
+        wanted += [("paired_ttest_5x2cv", names), ("combined_ftest_5x2cv", names)]
+    if rope is not None:
+        wanted.append(("bayes_ttest", names))
+    for name, kwargs in wanted:
+        function = getattr(compare, name, None)
+        if function is not None:
+            plans[name] = function(
+                folds, metric, **_accepted(function, alpha=alpha, rope=rope, **kwargs)
+            )
+    return plans
 
 
 def report_tables(
@@ -92,16 +200,20 @@ def report_tables(
     alpha: float = 0.05,
     threshold: float = 0.5,
     adjust: str | None = None,
+    rope: float | None = None,
     columns: LogColumns | None = None,
 ) -> Report:
     """Build the report's tables for ``log`` as lazy plans sharing one cached per-fold table.
 
-    Binary and multiclass logs are told apart by the number of label values (the
-    one query this function runs). Tables: ``folds`` (:func:`polaroc.evaluate`),
-    ``summary``, ``paired_ttest``, ``anova``, ``duncan``, ``duncan_ranges``,
-    ``agreement`` (AUC test vs error test), and for binary logs ``pooling`` and
-    ``se_vs_sd``, for multiclass logs ``pairwise``. ``curves`` holds the ROC tables
-    the figures need (binary logs: the positive class's curves).
+    Each data set (``dataset`` group) is judged on its own: binary when its label
+    has at most two values, multiclass otherwise (the one query this function runs,
+    which also counts rows, models, folds and repeats). Tables: ``folds``
+    (:func:`polaroc.evaluate`), ``summary``, ``paired_ttest``, ``anova``, ``duncan``,
+    ``duncan_ranges``, ``agreement`` (AUC test vs error test), for binary data sets
+    ``pooling`` and ``se_vs_sd``, for multiclass ones ``pairwise`` (per data set).
+    ``curves`` holds the ROC tables of the binary data sets' positive class;
+    ``optional`` the tables across data sets, of a 5×2 design and with ``rope`` the
+    Bayesian ones (:func:`optional_tables`).
 
     Examples
     --------
@@ -121,9 +233,14 @@ def report_tables(
         "label": cols.label, "dataset": cols.dataset,
     }  # fmt: skip
     table_names = {"model": cols.model, "fold": cols.fold, "dataset": cols.dataset}
-    by = [b for b in found.by if b not in (cols.model, cols.fold)]
-    n_labels, positive = _values(lf, found.has_class, cols)
-    multiclass = n_labels > 2
+    repeat = getattr(cols, "repeat", "repeat")
+    by = [b for b in found.by if b not in (cols.model, cols.fold, repeat)]
+    kinds = _kinds(lf, by, found.has_class, cols, repeat)
+    if kinds["n_rows"].sum() == 0:
+        msg = "the log is empty: it has no rows to evaluate"
+        raise ValueError(msg)
+    binary_sets = kinds.filter(~pl.col("multiclass"))
+    multi_sets = kinds.filter(pl.col("multiclass"))
 
     folds = evaluate(lf, threshold=threshold, sample=cols.sample, **names).cache()
     tables = {
@@ -136,19 +253,41 @@ def report_tables(
         "agreement": test_agreement(folds, ("auc", "error"), alpha=alpha, **table_names),
     }
     curves: dict[str, pl.LazyFrame] = {}
-    if multiclass:
-        positive = None
-        tables["pairwise"] = pairwise_auc(lf, **names)
-    else:
-        binary = lf.filter(pl.col(cols.class_) == positive) if found.has_class else lf
+    if multi_sets.height:
+        tables["pairwise"] = pairwise_auc(_subset(lf, multi_sets, by), **names)
+    if binary_sets.height:
+        binary = _subset(lf, binary_sets, by)
+        if found.has_class:  # the positive class's rows of each binary data set
+            positives = binary_sets.lazy().select(*by, POSITIVE)
+            binary = binary.join(positives, on=by) if by else binary.join(positives, how="cross")
+            binary = binary.filter(pl.col(cols.class_) == pl.col(POSITIVE)).drop(POSITIVE)
         tables["pooling"] = pooling_table(binary, **names)
-        tables["se_vs_sd"] = se_vs_sd(folds, by=by, **table_names)
+        binary_folds = _one_fold_column(_subset(folds, binary_sets, by), cols.fold, repeat)
+        tables["se_vs_sd"] = se_vs_sd(binary_folds, by=by, **table_names)
+        drawn = _one_fold_column(binary, cols.fold, repeat)  # every (repeat, fold) a curve
         curves = {
-            "folds": roc_curve(binary, **names),
-            "pooled": pooled_roc(binary, **names),
-            "average": average_roc(binary, **names),
+            "folds": roc_curve(drawn, **names),
+            "pooled": pooled_roc(drawn, **names),
+            "average": average_roc(drawn, **names),
         }
-    return Report(tables, by, multiclass, positive, curves)
+        curves.update(_pr_curves(drawn, names))
+    design = None
+    if "n_repeats" in kinds.columns:
+        design = (int(kinds["n_repeats"].max()), int(kinds["n_folds"].max()))  # type: ignore[arg-type]  # numeric max
+    optional = optional_tables(
+        folds, metric=metric, alpha=alpha, by=by, n_datasets=kinds.height, design=design,
+        rope=rope, columns=cols,
+    )  # fmt: skip
+    positive = binary_sets[POSITIVE][0] if kinds.height == 1 and binary_sets.height else None
+    return Report(
+        tables, by, multiclass=multi_sets.height > 0, positive_class=positive, curves=curves,
+        kinds=kinds, columns=cols, optional=optional, alpha=alpha, design=design,
+    )  # fmt: skip
+
+
+def cell_text(value: object) -> str:
+    """One table cell as text: floats to four decimals, or ``6.47e-10`` when tiny or huge."""
+    return _cell(value)
 
 
 def _cell(value: object) -> str:
