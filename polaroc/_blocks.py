@@ -25,7 +25,16 @@ from collections.abc import Iterable, Sequence
 import polars as pl
 
 from polaroc._input import NAN, FrameLike, LogColumns, fail_if
-from polaroc._log import ONE_GROUP, SCORE, Log, comparable, key_columns, read_log
+from polaroc._log import (
+    ONE_GROUP,
+    SCORE,
+    WEIGHT,
+    Log,
+    comparable,
+    key_columns,
+    read_log,
+    usable_weight,
+)
 
 CLASS = "_pr_class"
 LABEL = "_pr_label"
@@ -44,15 +53,17 @@ def read_classes(
     by: str | Iterable[str] | None,
     columns: LogColumns,
     need: tuple[str, ...] = (),
+    weight: str | None = None,
 ) -> tuple[Log, pl.LazyFrame]:
     """Validate ``log`` and return it with comparable ``_pr_class``/``_pr_label`` columns.
 
     All rows are kept; filter with :data:`USABLE` to drop those with a null score,
     label or class. A log without a class column is binary: its class is the
     positive value (``True`` or ``1``) and its label the 0/1 or Boolean indicator,
-    so ``label == class`` marks the positives as ``read_log`` does.
+    so ``label == class`` marks the positives as ``read_log`` does. With a
+    ``weight`` column the frame also carries ``_pr_weight`` (see ``read_log``).
     """
-    parsed = read_log(log, by=by, columns=columns, need=need)
+    parsed = read_log(log, by=by, columns=columns, need=need, weight=weight)
     if parsed.has_class:
         class_expr, label_expr = comparable(parsed.schema, parsed.class_, parsed.label)
     elif parsed.schema[parsed.label] == pl.Boolean:
@@ -79,6 +90,7 @@ def block_tables(
     extra: Sequence[pl.Expr] = (),
     *,
     collapse: bool = False,
+    weighted: bool = False,
 ) -> tuple[pl.LazyFrame, pl.LazyFrame]:
     """Order each (group, class) block's scores once; return ``(keys, sums)``.
 
@@ -96,15 +108,25 @@ def block_tables(
 
     Both read the block numbers of one cached evaluation: group-by output order is
     not deterministic, so block numbers must never be matched across evaluations.
+
+    ``weighted=True`` reads case weights from ``_pr_weight``: each row stands for
+    its weight (a real number) as a collapsed row stands for its count, so every sum
+    becomes a sum over pairs weighted w_i·w_j. Rows with a null or zero weight are
+    left out of the ordering (kept in the ``extra`` aggregations); a zero-weight NaN
+    score still makes its block NaN.
     """
     score = pl.col(SCORE)
     fields = [SCORE, LABEL, (pl.col(LABEL) == pl.col(CLASS)).alias("_pr_pos")]
+    usable = (USABLE & usable_weight()) if weighted else USABLE
     if not extra:  # nothing to count in unusable rows: drop them before the ordering
-        frame = frame.filter(USABLE)
+        frame = frame.filter(usable)
     if collapse:
         tied = [*by, CLASS, SCORE, LABEL]
-        frame = frame.group_by(tied).agg(pl.len().cast(pl.Int64).alias(_W), *extra)
+        count = pl.col(WEIGHT).sum() if weighted else pl.len().cast(pl.Int64)
+        frame = frame.group_by(tied).agg(count.alias(_W), *extra)
         fields.append(_W)
+    elif weighted:
+        fields.append(pl.col(WEIGHT).alias(_W))
     rows = pl.struct(fields)
     # Sorted inside one list per block: cheaper than ``sort_by`` in the aggregation.
     in_order = pl.element().sort_by(pl.element().struct.field(SCORE))
@@ -119,7 +141,7 @@ def block_tables(
     # (cheaper in the sorted list than a window over the exploded rows), in a list of its
     # own (as a struct field it rebuilds every block's rows: ~8 % slower for M).
     row = pl.element().struct.field
-    scores = row(SCORE) * row(_W) if collapse else row(SCORE)
+    scores = row(SCORE) * row(_W) if collapse or weighted else row(SCORE)
     above = pl.when(row("_pr_pos")).then(scores).otherwise(0.0).cum_sum(reverse=True)
     flat = (
         ordered.select(_GID, _ROWS, pl.col(_ROWS).list.eval(above).alias("_above"))
@@ -128,7 +150,10 @@ def block_tables(
     )
     if extra:
         flat = flat.filter(score.is_not_null() & pl.col("_pr_pos").is_not_null())
-    sums = _block_sums(flat, weighted=collapse)
+    if weighted and (extra or collapse):  # rows (or tied runs) of null or zero weight
+        w = pl.col(_W)
+        flat = flat.filter(w.is_not_null() & ((w > 0.0) | score.is_nan()))
+    sums = _block_sums(flat, weighted=collapse or weighted)
     sums = sums.join(keys.select(_GID, *by, CLASS), on=_GID).drop(_GID)
     return keys.drop(_GID), sums
 
@@ -150,6 +175,9 @@ def _block_sums(rows: pl.LazyFrame, *, weighted: bool = False) -> pl.LazyFrame:
         Wu & Flach's Rs⁺ and Rs⁻ numerators: for each negative, the sum of the
         positives' scores strictly above it, and its score times the number of
         positives strictly above it.
+    ``ap``
+        Σ over the positives of the precision at their tie run, (positives at or
+        above) / (rows at or above): average precision times the positives' count.
 
     ``rows`` are the exploded blocks of :func:`block_tables`, which carry ``_above``
     (the positives' scores at or above each row, summed within its block). Only the
@@ -187,6 +215,7 @@ def _block_sums(rows: pl.LazyFrame, *, weighted: bool = False) -> pl.LazyFrame:
         _rb=pl.when(start).then(i).forward_fill(),
         _ru=pl.when(end).then(i + w).backward_fill(),
         _np=pl.when(pl.col("_last")).then(cp).backward_fill(),
+        _nr=pl.when(pl.col("_last")).then(i + w).backward_fill(),
         _sa=pl.when(end).then(next_above).backward_fill(),
     )
     pb, pu, rb, ru = pl.col("_pb"), pl.col("_pu"), pl.col("_rb"), pl.col("_ru")
@@ -205,6 +234,7 @@ def _block_sums(rows: pl.LazyFrame, *, weighted: bool = False) -> pl.LazyFrame:
         pl.when(~pos).then(times_w(pl.col("_sa"))).alias("_rs_pos"),
         # skip empty products so that an infinite score with nothing above gives 0, not NaN
         pl.when(~pos & (n_above > 0)).then(score * times_w(n_above)).alias("_rs_neg"),
+        pl.when(pos).then(times_w((pl.col("_np") - pb) / (pl.col("_nr") - rb))).alias("_ap"),
     )
     t, q = pl.col("_t"), pl.col("_q")
     wt = pl.col("_w")
@@ -221,6 +251,7 @@ def _block_sums(rows: pl.LazyFrame, *, weighted: bool = False) -> pl.LazyFrame:
         total(q.cast(pl.Float64) ** 2).alias("qq"),
         pl.col("_rs_pos").sum().alias("rs_pos"),
         pl.col("_rs_neg").sum().alias("rs_neg"),
+        pl.col("_ap").sum().alias("ap"),
     )
 
 
@@ -419,12 +450,14 @@ def threshold_c1(counts: pl.LazyFrame, by: list[str], *, keyed: bool = False) ->
         .when(one_class & (rows.sum() > 0))
         .then(pl.col("_correct").sum() / rows.sum())
     )
-    dup = [pl.col(DUP).sum(), pl.col(DUP_KEY).filter(pl.col(DUP) > 0).first()] if keyed else []
+    top = pl.col(_TOP).struct.field
+    repeated = top("_pr_n") > 1
+    dup = [repeated.sum().cast(pl.Int64).alias(DUP), top(DUP_KEY).filter(repeated).sort().first()]
     return counts.group_by(by).agg(
         rows.max().alias("n"),
         c1.alias("c1"),
         pl.col("n_null_score", "n_null_label").sum().cast(pl.Int64),
-        *dup,
+        *(dup if keyed else []),
     )
 
 
@@ -514,16 +547,19 @@ def within_keys(parsed: Log, by: Sequence[str]) -> list[str]:
     return [k for k in key_columns(parsed.schema, parsed.columns) if k not in {*by, sample}]
 
 
-def duplicate_rows(within: Sequence[str], sample: str) -> list[pl.Expr]:
-    """Per (group, class) block of rows: ``_pr_dup`` and ``_pr_dup_key`` of :func:`c1_table`.
+_TOP = "_pr_top"  # a block's most repeated key and its count
 
-    For logs without a class column (one block per group), as extra aggregations of
-    :func:`block_tables` (not with ``collapse``, whose extras must be sums).
+
+def duplicate_rows(within: Sequence[str], sample: str) -> list[pl.Expr]:
+    """Per (group, class) block of rows: its most frequent (``within``…, sample) key.
+
+    For logs without a class column (one block per group), as an extra aggregation of
+    :func:`block_tables` (not with ``collapse``, whose extras must be sums): one hash
+    count of the block's keys (``value_counts``) gives both whether a key repeats and
+    which; :func:`threshold_c1` turns it into ``_pr_dup``/``_pr_dup_key``.
     """
-    key = pl.struct(*within, sample) if within else pl.col(sample)
-    dup = key.is_duplicated()
-    first = pl.struct(*within, sample).filter(dup).sort().first()
-    return [dup.sum().cast(pl.Int64).alias(DUP), first.alias(DUP_KEY)]
+    counts = pl.struct(*within, sample).alias(DUP_KEY).value_counts(sort=True, name="_pr_n")
+    return [counts.first().alias(_TOP)]
 
 
 def unique_keys(

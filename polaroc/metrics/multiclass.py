@@ -47,7 +47,7 @@ from polaroc._blocks import (
     CLASS,
     FLAG_COUNTS,
     USABLE,
-    blocks,
+    block_tables,
     c1_table,
     c2_table,
     directions,
@@ -79,6 +79,7 @@ def pairwise_auc(
     score: str = "score",
     label: str = "label",
     dataset: str = "dataset",
+    weight: str | None = None,
 ) -> pl.LazyFrame:
     """Hand & Till's (2001) pairwise separability table: one row per group and class pair.
 
@@ -113,6 +114,15 @@ def pairwise_auc(
         the log has one.
     model, fold, class_, score, label, dataset
         The log's column names.
+    weight
+        Name of a case-weight column (finite, ``>= 0``; default none; give every
+        class row of a sample its weight). A(i|j) then counts each (label-i row,
+        label-j row) pair with weight w_i·w_j, ties ½, over W_i·W_j: the weighted
+        binary AUC (:func:`polaroc.auc`) of the two classes. ``n_i``/``n_j`` become
+        the labels' total weights (``Float64``). Hand & Till define no weighted M;
+        this is the pairwise weighting of scikit-learn's ``sample_weight``, so integer
+        weights equal repeated samples. Null and zero weights drop the row; a
+        negative, NaN or infinite weight raises ``ValueError``.
 
     Returns
     -------
@@ -152,8 +162,9 @@ def pairwise_auc(
     """
     columns = log_columns(model=model, fold=fold, class_=class_, score=score, label=label)
     columns = columns.with_names(dataset=dataset)
-    parsed, frame = read_classes(log, by=by, columns=columns)
-    dirs = directions(blocks(frame, parsed.by), parsed.by)
+    parsed, frame = read_classes(log, by=by, columns=columns, weight=weight)
+    sums = block_tables(frame, parsed.by, weighted=weight is not None)[1]
+    dirs = directions(sums, parsed.by)
     table = pairs(dirs, parsed.by)
     return table.select(
         *parsed.by,
@@ -180,6 +191,7 @@ def multiclass_auc(
     score: str = "score",
     label: str = "label",
     dataset: str = "dataset",
+    weight: str | None = None,
 ) -> pl.LazyFrame:
     """Hand & Till's M, the multiclass scored AUC and one-vs-rest AUCs, per group.
 
@@ -215,6 +227,11 @@ def multiclass_auc(
         the log has one.
     model, fold, class_, score, label, dataset
         The log's column names.
+    weight
+        Name of a case-weight column (default none): every A(i|j) and sAUC(i|j)
+        weights its pairs w_i·w_j (see :func:`pairwise_auc`), the one-vs-rest AUCs
+        are scikit-learn's with ``sample_weight`` and ``auc_ovr_weighted`` weights
+        the classes by their total weight.
 
     Returns
     -------
@@ -247,9 +264,10 @@ def multiclass_auc(
     (:func:`pairwise_auc`).
     """
     columns = log_columns(model=model, fold=fold, class_=class_, score=score, label=label)
-    parsed, frame = read_classes(log, by=by, columns=columns.with_names(dataset=dataset))
+    columns = columns.with_names(dataset=dataset)
+    parsed, frame = read_classes(log, by=by, columns=columns, weight=weight)
     by_ = parsed.groups
-    sums = blocks(frame, by_).cache()
+    sums = block_tables(frame, by_, weighted=weight is not None)[1].cache()
     dirs = directions(sums, by_)
     table = m_table(sums, dirs, by_).join(
         one_vs_rest(dirs, by_), on=by_, how="left", nulls_equal=True
