@@ -14,7 +14,7 @@ from collections.abc import Iterable
 import polars as pl
 
 from polaroc._input import ColumnLike, FrameLike, as_lazy, as_names, require_columns
-from polaroc._table import VALUE, checked, metric_expr
+from polaroc._table import VALUE, checked, metric_expr, negligible
 
 __all__ = ["se_vs_sd"]
 
@@ -28,6 +28,7 @@ def se_vs_sd(
     model: str = "model",
     fold: str = "fold",
     dataset: str = "dataset",
+    repeat: str = "repeat",
 ) -> pl.LazyFrame:
     """Per model (and data set): mean fold SE of the AUC vs the SD of the fold AUCs.
 
@@ -52,8 +53,9 @@ def se_vs_sd(
     by
         Groups whose rows are correlated separately (default: one correlation over
         all models and data sets, as Bradley).
-    model, fold, dataset
-        Column names of the table.
+    model, fold, dataset, repeat
+        Column names of the table. With a ``repeat`` column (repeated
+        cross-validation) a model's values are its r·K (repeat, fold) values.
 
     Returns
     -------
@@ -63,7 +65,8 @@ def se_vs_sd(
         ``sd`` (its standard deviation, ddof = 1), ``mean_se``, ``ratio``
         (``sd / mean_se``) and ``correlation`` (Pearson r of ``mean_se`` and ``sd``
         over the by group's rows, repeated on each). Fold rows with a null metric
-        or SE are left out; NaN propagates.
+        or SE are left out; a NaN makes its model's statistics NaN (and the
+        group's ``correlation``). A spread that is zero up to rounding is 0.
 
     Raises
     ------
@@ -98,13 +101,20 @@ def se_vs_sd(
     group = as_names(by)
     rows = [*group, dataset] if dataset in schema and dataset not in group else group
     require_columns(schema, [*rows, model, fold], what="per-fold table")
+    rep = repeat if repeat in schema and repeat not in (*rows, model, fold) else None
+    blocks = [fold] if rep is None else [rep, fold]
     value, error = metric_expr(metric, schema), metric_expr(se, schema)
-    frame = frame.select(*rows, model, fold, value.alias(VALUE), error.alias("_pr_se"))
-    frame = checked(table, frame, by=rows, model=model, fold=fold)
+    frame = frame.select(*rows, model, *blocks, value.alias(VALUE), error.alias("_pr_se"))
+    frame = checked(table, frame, by=rows, model=model, fold=fold, repeat=rep)
     both = pl.col(VALUE).is_not_null() & pl.col("_pr_se").is_not_null()
     y, s = pl.col(VALUE).filter(both), pl.col("_pr_se").filter(both)
+    n = both.sum().cast(pl.Float64)
+    zero = negligible(y.var() * (n - 1), y.filter(y.is_finite()).abs().max(), n)
     per_model = frame.group_by([*rows, model]).agg(
-        k=both.sum(), mean=y.mean(), sd=y.std(), mean_se=s.mean()
+        k=both.sum(),
+        mean=y.mean(),
+        sd=pl.when(zero.fill_null(False) & y.is_finite().all()).then(0.0).otherwise(y.std()),
+        mean_se=s.mean(),
     )
     usable = pl.col("sd").is_not_null() & pl.col("mean_se").is_not_null()
     r = pl.corr(pl.col("mean_se").filter(usable), pl.col("sd").filter(usable))

@@ -70,3 +70,33 @@ def test_unbalanced_and_schema_errors(table):
         pr.se_vs_sd(pl.concat([table, table.head(1)]).lazy()).collect()
     with pytest.raises(ValueError, match="'auc_se'"):
         pr.se_vs_sd(table, se="auc_se")
+
+
+def test_repeats_pool_the_repeat_and_fold_values(table):
+    repeated = pl.concat([
+        table.with_columns(repeat=pl.lit(0)),
+        table.with_columns(repeat=pl.lit(1), auc=pl.col("auc") * 0.9),
+    ])  # fmt: skip
+    out = pr.se_vs_sd(repeated).collect()
+    for row in out.iter_rows(named=True):
+        part = repeated.filter(dataset=row["dataset"], model=row["model"])
+        assert row["k"] == 20
+        assert row["sd"] == pytest.approx(np.std(part["auc"].to_numpy(), ddof=1), rel=1e-12)
+    holed = repeated.filter(~((pl.col("repeat") == 1) & (pl.col("fold") == 3)))
+    with pytest.raises(ValueError, match=r"missing \(dataset, model, repeat, fold\) rows"):
+        pr.se_vs_sd(holed)
+
+
+def test_nan_and_rounding(table):
+    nan = table.with_columns(
+        auc=pl.when((pl.col("model") == "nb") & (pl.col("fold") == 0))
+        .then(float("nan"))
+        .otherwise("auc")
+    )
+    out = pr.se_vs_sd(nan, by="dataset").collect()
+    assert out.filter(model="nb")["sd"].is_nan().all()
+    assert out["correlation"].is_nan().all()
+    assert out.filter(model="knn")["sd"].is_finite().all()
+    # values equal up to rounding have no spread
+    flat = table.with_columns(auc=0.7 + pl.col("fold") * 1e-17)
+    assert (pr.se_vs_sd(flat).collect()["sd"] == 0.0).all()
