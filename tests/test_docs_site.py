@@ -146,10 +146,13 @@ def test_site_builds_strict_and_renders_every_public_name(site):
     # numpy sections became tables and the examples became code
     assert "doc-section-title" in pages or "Parameters" in pages
     assert pages.count("&gt;&gt;&gt;") >= len(public_names())
-    # Sphinx roles are rewritten by docs/_ext/sphinx_roles.py into links or code
+    # Sphinx roles are rewritten by docs/_ext/docstrings.py into links or code
     roles = sorted(set(re.findall(r":(?:func|mod|class|meth|data|attr):`?[\w.~]+", pages)))
     assert not roles, f"docstring roles rendered as text: {roles[:5]}"
     assert 'class="autorefs autorefs-internal"' in pages
+    # ... and RST definition lists (evaluate's columns) into Markdown ones
+    evaluate = (site / "reference" / "evaluation" / "index.html").read_text()
+    assert re.search(r"<dt><code>n_classes</code></dt>\s*<dd>", evaluate)
     # docs/_ext/hooks.py links the guides' inline names to the reference
     guide = (site / "comparing" / "index.html").read_text()
     assert 'href="../reference/compare/#polaroc.paired_ttest"' in guide
