@@ -13,6 +13,7 @@ from polaroc.compare.across import (
     wilcoxon_test,
 )
 from polaroc.compare.bayes import bayes_signed_rank, bayes_ttest
+from polaroc.compare.cv5x2 import combined_ftest_5x2cv, paired_ttest_5x2cv
 from polaroc.compare.delong import delong_omnibus, delong_test
 from polaroc.compare.paired import paired_ttest, test_agreement
 from polaroc.compare.selection import select_models
@@ -23,6 +24,7 @@ __all__ = [
     "anova",
     "bayes_signed_rank",
     "bayes_ttest",
+    "combined_ftest_5x2cv",
     "delong_omnibus",
     "delong_test",
     "duncan",
@@ -32,6 +34,7 @@ __all__ = [
     "mean_ranks",
     "nemenyi_test",
     "paired_ttest",
+    "paired_ttest_5x2cv",
     "se_vs_sd",
     "select_models",
     "sign_test",
