@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import glob
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 import polars as pl
@@ -97,7 +97,9 @@ def find_log_files(paths: Iterable[str]) -> list[Path]:
     return list(dict.fromkeys(files))
 
 
-def scan_logs(*paths: str | Path, hive_partitioning: bool | None = None) -> pl.LazyFrame:
+def scan_logs(
+    *paths: str | Path | Sequence[str | Path], hive_partitioning: bool | None = None
+) -> pl.LazyFrame:
     """Lazily scan Parquet score logs given as files, globs or hive-partitioned folders.
 
     Every file is checked to be a complete Parquet file first (empty or truncated files
@@ -108,7 +110,8 @@ def scan_logs(*paths: str | Path, hive_partitioning: bool | None = None) -> pl.L
     Parameters
     ----------
     *paths
-        Files, glob patterns or folders.
+        Files, glob patterns or folders, or lists of them (as ``pl.scan_parquet``
+        accepts).
     hive_partitioning
         Read ``key=value`` folder names as columns; ``None`` (default) guesses it
         from the paths, as ``pl.scan_parquet`` does.
@@ -120,10 +123,14 @@ def scan_logs(*paths: str | Path, hive_partitioning: bool | None = None) -> pl.L
 
     Examples
     --------
+    >>> import polars as pl
     >>> import polaroc as pr
     >>> log = pr.scan_logs(pr.demo_log_path())
     >>> log.collect_schema().names()
     ['model', 'fold', 'sample', 'class', 'score', 'label']
+    >>> pr.scan_logs([pr.demo_log_path()]).select(pl.len()).collect().item()
+    6828
     """
-    files = find_log_files(str(p) for p in paths)
+    flat = [q for p in paths for q in ([p] if isinstance(p, str | Path) else p)]
+    files = find_log_files(str(p) for p in flat)
     return pl.scan_parquet(files, hive_partitioning=hive_partitioning)

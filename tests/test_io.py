@@ -62,3 +62,13 @@ def test_demo_log_is_bundled():
     log = scan_logs(demo_log_path()).collect()
     assert log.height > 0
     assert set(log.columns) == {"model", "fold", "sample", "class", "score", "label"}
+
+
+def test_a_list_of_paths_reads_like_separate_arguments(tmp_path):
+    LOG.filter(pl.col("model") == "a").write_parquet(tmp_path / "a.parquet")
+    LOG.filter(pl.col("model") == "b").write_parquet(tmp_path / "b.parquet")
+    paths = [tmp_path / "a.parquet", str(tmp_path / "b.parquet")]
+    from_list = scan_logs(paths).collect().sort("model", "fold")
+    assert from_list.equals(scan_logs(*paths).collect().sort("model", "fold"))
+    assert from_list.equals(LOG.sort("model", "fold"))
+    assert scan_logs((str(tmp_path / "a.parquet"),)).collect().height == 2
