@@ -362,6 +362,25 @@ def m_table(sums: pl.LazyFrame, dirs: pl.LazyFrame, by: list[str]) -> pl.LazyFra
     return labels_present(sums, by).join(per_pair, on=by, how="left", nulls_equal=True)
 
 
+def average_precision_table(sums: pl.LazyFrame, by: list[str]) -> pl.LazyFrame:
+    """Per group: ``average_precision`` of the block of the larger class value.
+
+    From the ``ap`` sums of :func:`block_tables` (each positive's precision at its
+    tie run): AP = Σ precision / n⁺, scikit-learn's ``average_precision_score``. The
+    block of the larger class value is the positive class of a binary log (1 or
+    ``True``; the only block of a log without a class column). Null without
+    positives or negatives, NaN when the block holds a NaN score.
+    """
+    block = [*by, CLASS]
+    positives = sums.with_columns(
+        _rest=pl.col("n").sum().over(block) - pl.col("n"),
+        _nan=pl.col("_pr_nan").any().over(block),
+    ).filter(pl.col(LABEL) == pl.col(CLASS))
+    n = pl.col("n")
+    ap = pl.when(pl.col("_nan")).then(NAN).when((n > 0) & (pl.col("_rest") > 0)).then(pl.col("ap") / n)
+    return positives.group_by(by).agg(ap.sort_by(CLASS).last().alias("average_precision"))
+
+
 def per_class(dirs: pl.LazyFrame, by: list[str]) -> pl.LazyFrame:
     """Per group and class: the one-vs-rest AUC and its DeLong variance.
 
@@ -406,49 +425,69 @@ def one_vs_rest(dirs: pl.LazyFrame, by: list[str]) -> pl.LazyFrame:
 # ------------------------------------------------------ proportion correct
 
 
-def row_flags(names: dict[str, str], has_class: bool, threshold: float) -> list[pl.Expr]:
+def row_flags(
+    names: dict[str, str], has_class: bool, threshold: float, *, weighted: bool = False
+) -> list[pl.Expr]:
     """Per-row flags that :data:`FLAG_COUNTS` aggregates per (group, class) block.
 
     ``n_null_score``, ``n_null_label`` (label or class null), ``_rows`` (usable),
     ``_correct`` (usable, and ``score >= threshold`` agrees with ``label == class``)
     and ``_nan`` (usable with a NaN score). Computed as columns before the group-by:
-    Polars aggregates plain columns much faster than expressions.
+    Polars aggregates plain columns much faster than expressions. With ``weighted``
+    (aggregate with :data:`WEIGHTED_FLAG_COUNTS`): a usable row also needs a non-null
+    weight above 0, ``_correct`` and ``_wrows`` are its weight, and
+    ``n_null_weight`` flags a null weight.
     """
     score, label = pl.col(SCORE), pl.col(LABEL)
     null_label = pl.col(names["label"]).is_null()
     if has_class:
         null_label = null_label | pl.col(names["class_"]).is_null()
     agrees = (score >= threshold) == (label == pl.col(CLASS))
-    return [
+    usable = (USABLE & usable_weight()) if weighted else USABLE
+    flags = [
         pl.col(names["score"]).is_null().alias("n_null_score"),
         null_label.alias("n_null_label"),
-        USABLE.alias("_rows"),
-        (USABLE & agrees).alias("_correct"),
-        (USABLE & score.is_nan()).alias("_nan"),
+        usable.alias("_rows"),
+        (usable & agrees).alias("_correct"),
+        (usable & score.is_nan()).alias("_nan"),
     ]
+    if weighted:
+        w = pl.col(WEIGHT)
+        flags[3] = pl.when(usable & agrees).then(w).otherwise(0.0).alias("_correct")
+        flags += [
+            pl.when(usable).then(w).otherwise(0.0).alias("_wrows"),
+            w.is_null().alias("n_null_weight"),
+        ]
+    return flags
 
 
 FLAG_COUNTS = [
     pl.col("n_null_score", "n_null_label", "_rows", "_correct").sum(),
     pl.col("_nan").any(),
 ]
+WEIGHTED_FLAG_COUNTS = [*FLAG_COUNTS, pl.col("_wrows", "n_null_weight").sum()]
 
 
-def threshold_c1(counts: pl.LazyFrame, by: list[str], *, keyed: bool = False) -> pl.LazyFrame:
+def threshold_c1(
+    counts: pl.LazyFrame, by: list[str], *, keyed: bool = False, weighted: bool = False
+) -> pl.LazyFrame:
     """Per group, from :data:`FLAG_COUNTS` per block: ``n``, ``c1`` and the null counts.
 
     Without a ``sample`` column each row is a sample: ``n`` is the largest class
     block's usable rows, and ``c1`` is defined where the group holds one class value
     (a binary log), every row then being a sample judged at the threshold. With
-    ``keyed``, the blocks also carry :func:`duplicate_rows`, summed per group.
+    ``keyed``, the blocks also carry :func:`duplicate_rows`, summed per group. With
+    ``weighted`` (from :data:`WEIGHTED_FLAG_COUNTS`), ``c1`` is the weighted share
+    correct and ``n_null_weight`` is added.
     """
     rows = pl.col("_rows").cast(pl.Int64)
+    total = pl.col("_wrows") if weighted else rows
     one_class = pl.col(CLASS).is_not_null().sum() == 1
     c1 = (
         pl.when(pl.col("_nan").any())
         .then(NAN)
-        .when(one_class & (rows.sum() > 0))
-        .then(pl.col("_correct").sum() / rows.sum())
+        .when(one_class & (total.sum() > 0))
+        .then(pl.col("_correct").sum() / total.sum())
     )
     top = pl.col(_TOP).struct.field
     repeated = top("_pr_n") > 1
@@ -458,6 +497,7 @@ def threshold_c1(counts: pl.LazyFrame, by: list[str], *, keyed: bool = False) ->
         c1.alias("c1"),
         pl.col("n_null_score", "n_null_label").sum().cast(pl.Int64),
         *(dup if keyed else []),
+        *([pl.col("n_null_weight").sum().cast(pl.Int64)] if weighted else []),
     )
 
 
@@ -467,6 +507,8 @@ def c1_table(
     sample: str,
     threshold: float,
     within: Sequence[str] = (),
+    *,
+    weighted: bool = False,
 ) -> pl.LazyFrame:
     """Per group: ``n`` samples and ``c1``, the proportion of samples classified correctly.
 
@@ -482,6 +524,9 @@ def c1_table(
     are unique only within a (model, repeat, fold). The same aggregation counts the
     samples holding two rows of one class (repeated keys), in ``_pr_dup`` with the
     first such key in ``_pr_dup_key``; see :func:`unique_keys`.
+
+    With ``weighted``, ``frame`` carries ``_pr_weight`` (rows of usable weight only)
+    and ``c1`` is the mean weighted by each sample's weight (its first row's).
     """
     score, pos = pl.col(SCORE), pl.col(LABEL) == pl.col(CLASS)
     keys = [*by, *within, sample]
@@ -499,6 +544,7 @@ def c1_table(
             pl.col("_single").first(),
             pl.col("_nan").any(),
             (pl.col(CLASS).n_unique() < pl.len()).alias(DUP),
+            *([pl.col(WEIGHT).first()] if weighted else []),
         )
         .cache()
     )
@@ -522,7 +568,12 @@ def c1_table(
         .then(1.0 / (1 + pl.col("_k")))
         .otherwise(0.0)
     )
-    c1 = pl.when(pl.col("_nan").any()).then(NAN).otherwise(correct.mean())
+    if weighted:
+        w = pl.col(WEIGHT)
+        share = pl.when(w.sum() > 0).then((correct * w).sum() / w.sum())
+    else:
+        share = correct.mean()
+    c1 = pl.when(pl.col("_nan").any()).then(NAN).otherwise(share)
     dup = pl.col(DUP)
     return (
         per_sample.join(ties, on=keys, how="left", nulls_equal=True)
