@@ -29,6 +29,8 @@ from polaroc._blocks import (
     FLAG_COUNTS,
     LABEL,
     USABLE,
+    WEIGHTED_FLAG_COUNTS,
+    average_precision_table,
     block_tables,
     c1_table,
     directions,
@@ -44,10 +46,11 @@ from polaroc._blocks import (
 )
 from polaroc._counts import hanley_mcneil_se, heavily_tied
 from polaroc._input import FrameLike
+from polaroc._log import usable_weight
 
 __all__ = ["evaluate"]
 
-METRICS = ("auc", "sauc", "error", "auc_se_delong", "auc_se_hanley_mcneil")
+METRICS = ("auc", "sauc", "error", "average_precision", "auc_se_delong", "auc_se_hanley_mcneil")
 COLUMNS = ("n", "n_classes", *METRICS, "n_null_score", "n_null_label")
 
 
@@ -111,6 +114,7 @@ def evaluate(
     sample: str = "sample",
     dataset: str = "dataset",
     collapse_ties: bool | None = None,
+    weight: str | None = None,
 ) -> pl.LazyFrame:
     """The per-fold table: n, M (the AUC), sAUC, error and the AUC's standard errors.
 
@@ -135,6 +139,12 @@ def evaluate(
         predicted positive iff ``score >= threshold`` (Bradley 1997, eq. 1).
         Rows are tied to samples by ``sample``; a log with a class column and no
         sample column has an error only in groups holding one class value.
+    ``average_precision``
+        Average precision of the positive class (1 or ``True``; the larger class
+        value of a two-class log), as :func:`polaroc.average_precision`, read from
+        the same ordering as the AUC. Null for groups of more than two classes
+        (no single positive class; use :func:`polaroc.average_precision` per class
+        for a one-vs-rest view) and for one-class groups.
     ``auc_se_delong``, ``auc_se_hanley_mcneil``
         Standard errors of the AUC: DeLong, DeLong & Clarke-Pearson (1988) and
         Hanley & McNeil's ``SE(W)`` (Bradley 1997, eq. 10–12), as
@@ -146,6 +156,8 @@ def evaluate(
         ``True``) as the positive class.
     ``n_null_score``, ``n_null_label``
         Rows dropped because the score, or the label (or class), is null.
+    ``n_null_weight``
+        Only with ``weight``: rows dropped because their weight is null.
 
     A degenerate group (one class only) has null ``auc``/``sauc``; a NaN score
     makes the group's metrics NaN. Nothing is collected: the result is a lazy plan
@@ -175,12 +187,26 @@ def evaluate(
         the first 100,000 scores of a ``DataFrame`` (collapse when at most 10 % are
         distinct, with at least 32 rows per distinct value) and never collapses a
         ``LazyFrame`` (whose data is not read here).
+    weight
+        Name of a case-weight column (finite, ``>= 0``); default none. The log's
+        ``weight`` column is used only when named here. ``auc``, ``sauc`` and
+        ``average_precision`` then weight each (positive, negative) pair — or, for M,
+        each (label-i, label-j) pair — by w·w' (see :func:`polaroc.auc` and
+        :func:`polaroc.pairwise_auc`), and ``error`` is the weighted share of
+        samples misclassified (a sample's weight is its first row's). ``n`` still
+        counts samples (rows of weight 0 and null weights are left out).
+        ``auc_se_delong`` and ``auc_se_hanley_mcneil`` are null: neither paper
+        defines a variance for case-weighted AUCs, and importance weights change
+        the effective sample size in ways the formulas do not know (use
+        :func:`polaroc.bootstrap` instead). A negative, NaN or infinite weight
+        raises ``ValueError``.
 
     Returns
     -------
     pl.LazyFrame
-        by…, ``n``, ``n_classes``, ``auc``, ``sauc``, ``error``, ``auc_se_delong``,
-        ``auc_se_hanley_mcneil``, ``n_null_score``, ``n_null_label``.
+        by…, ``n``, ``n_classes``, ``auc``, ``sauc``, ``error``,
+        ``average_precision``, ``auc_se_delong``, ``auc_se_hanley_mcneil``,
+        ``n_null_score``, ``n_null_label`` (and ``n_null_weight`` with ``weight``).
 
     Examples
     --------
@@ -214,37 +240,43 @@ def evaluate(
     """
     names = {"model": model, "fold": fold, "class_": class_, "score": score, "label": label}
     columns = log_columns(**names).with_names(sample=sample, dataset=dataset)
-    parsed, frame = read_classes(log, by=by, columns=columns)
+    parsed, frame = read_classes(log, by=by, columns=columns, weight=weight)
+    weighted = weight is not None
     by_ = parsed.groups
     per_sample = parsed.has_class and parsed.has(sample)
     if per_sample:
         frame = frame.cache()  # read once for the ordering pass and the per-sample pass
-    flagged = frame.with_columns(row_flags(names, parsed.has_class, threshold))
+    flagged = frame.with_columns(row_flags(names, parsed.has_class, threshold, weighted=weighted))
     collapse = _heavily_tied(log, score) if collapse_ties is None else collapse_ties
     # repeated keys are counted in the per-sample aggregation, or for a log without a
     # class column in the ordering's own per-block aggregation (not when collapsing)
     within = within_keys(parsed, by_)
     keyed = parsed.has(sample) and not parsed.has_class and not collapse
-    extra = [*FLAG_COUNTS, *duplicate_rows(within, sample)] if keyed else FLAG_COUNTS
-    keys, sums = block_tables(flagged, by_, extra, collapse=collapse)
+    flags = WEIGHTED_FLAG_COUNTS if weighted else FLAG_COUNTS
+    extra = [*flags, *duplicate_rows(within, sample)] if keyed else flags
+    keys, sums = block_tables(flagged, by_, extra, collapse=collapse, weighted=weighted)
     sums = sums.cache()
     dirs = directions(sums, by_).cache()
-    counts = threshold_c1(keys, by_, keyed=keyed)
+    counts = threshold_c1(keys, by_, keyed=keyed, weighted=weighted)
     if per_sample:
-        c1 = c1_table(frame.filter(USABLE), by_, sample, threshold, within)
+        usable = frame.filter(USABLE & usable_weight()) if weighted else frame.filter(USABLE)
+        c1 = c1_table(usable, by_, sample, threshold, within, weighted=weighted)
         counts = counts.drop("n", "c1").join(c1, on=by_, how="left", nulls_equal=True)
     hanley_mcneil = hanley_mcneil_se(pl.col("auc"), pl.col("_n_pos"), pl.col("_n_neg"))
     two = pl.col("n_classes") == 2
+    se = two & pl.lit(not weighted)  # no standard error is defined for weighted AUCs
     table = (
         counts.join(m_table(sums, dirs, by_), on=by_, how="left", nulls_equal=True)
         .join(_two_class_se(sums, dirs, by_), on=by_, how="left", nulls_equal=True)
+        .join(average_precision_table(sums, by_), on=by_, how="left", nulls_equal=True)
         .with_columns(
             pl.col("n", "n_classes").fill_null(0),
             (1.0 - pl.col("c1")).alias("error"),
-            pl.when(two).then(pl.col("auc_se_delong")).alias("auc_se_delong"),
-            pl.when(two).then(hanley_mcneil).alias("auc_se_hanley_mcneil"),
+            pl.when(two).then(pl.col("average_precision")).alias("average_precision"),
+            pl.when(se).then(pl.col("auc_se_delong")).alias("auc_se_delong"),
+            pl.when(se).then(hanley_mcneil).alias("auc_se_hanley_mcneil"),
         )
     )
     if per_sample or keyed:
         table = unique_keys(table, by_, within, sample)
-    return table.select(*parsed.by, *COLUMNS)
+    return table.select(*parsed.by, *COLUMNS, *(["n_null_weight"] if weighted else []))

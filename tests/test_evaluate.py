@@ -23,12 +23,13 @@ COLUMNS = [
     "auc",
     "sauc",
     "error",
+    "average_precision",
     "auc_se_delong",
     "auc_se_hanley_mcneil",
     "n_null_score",
     "n_null_label",
 ]
-DTYPES = [pl.Int64, pl.Int64, *[pl.Float64] * 5, pl.Int64, pl.Int64]
+DTYPES = [pl.Int64, pl.Int64, *[pl.Float64] * 6, pl.Int64, pl.Int64]
 
 
 def binary_log(rng, groups: int = 6, n: int = 150, *, ties: bool = False) -> pl.DataFrame:
@@ -51,6 +52,7 @@ def binary_reference(df: pl.DataFrame, threshold: float = 0.5) -> pl.DataFrame:
         pr.auc(s, y),
         pr.sauc(s, y),
         pr.error(s, y, threshold=threshold),
+        pr.average_precision(s, y),
         pr.auc_se(s, y).alias("auc_se_delong"),
         pr.auc_se(s, y, method="hanley_mcneil").alias("auc_se_hanley_mcneil"),
     )
@@ -81,7 +83,7 @@ def test_columns_and_dtypes(rng):
 def test_binary_equals_the_binary_metrics(run, rng, ties):
     df = binary_log(rng, ties=ties)
     out = run(df, lambda f: pr.evaluate(f))
-    assert_same(out, binary_reference(df), ["auc", "sauc", "error", *COLUMNS[5:7]])
+    assert_same(out, binary_reference(df), ["auc", "sauc", "error", *COLUMNS[5:8]])
     sizes = df.group_by(BY).len()
     assert_same(out, sizes.rename({"len": "n"}), ["n"])
     assert set(out["n_classes"]) == {2}
