@@ -16,7 +16,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from polars.testing import assert_frame_equal
-from sklearn.metrics import confusion_matrix, roc_auc_score
+from sklearn.metrics import (
+    accuracy_score,
+    average_precision_score,
+    confusion_matrix,
+    roc_auc_score,
+)
 from sklearn.metrics import roc_curve as sk_roc_curve
 
 import polaroc as pr
@@ -361,3 +366,136 @@ def test_nan_score_with_zero_weight_still_makes_the_group_nan():
     got = df.select(pr.auc("score", "label", weight="w"), pr.sauc("score", "label", weight="w"))
     assert np.isnan(got["auc"][0])
     assert np.isnan(got["sauc"][0])
+
+
+# ------------------------------------------------------------------ evaluate and multiclass
+
+
+def _evaluate(df: pl.DataFrame, w: str | None) -> pl.DataFrame:
+    # ``n`` counts samples (rows of weight > 0), not weights, and the standard errors
+    # are null when weighted: both are left out of the weight properties.
+    log = df.rename({"g": "model"}).with_columns(fold=pl.lit(0))
+    out = pr.evaluate(log if w else log.drop("w", strict=False), weight=w).collect()
+    metrics = ["n_classes", "auc", "sauc", "error", "average_precision"]
+    return out.select(pl.col("model").alias("g"), *metrics).sort("g")
+
+
+@settings(max_examples=30)
+@given(data=rows)
+def test_evaluate_integer_weights_equal_repeated_rows(data):
+    df = frame(data)
+    same(_evaluate(df, "w"), _evaluate(repeated(df), None))
+
+
+@settings(max_examples=20)
+@given(data=rows)
+def test_evaluate_unit_weights_equal_unweighted(data):
+    df = frame(data).with_columns(w=pl.lit(1.0))
+    same(_evaluate(df, "w"), _evaluate(df, None))
+
+
+def test_evaluate_weighted_equals_sklearn(run, rng):
+    df = weighted_log(rng).with_columns(
+        w=pl.when(pl.int_range(pl.len()) % 17 == 0).then(None).otherwise(pl.col("w"))
+    )
+    out = run(df, lambda f: pr.evaluate(f, weight="w")).sort("fold")
+    assert out["auc_se_delong"].null_count() == out.height
+    assert out["auc_se_hanley_mcneil"].null_count() == out.height
+    for i, (_, s, y, w) in enumerate(parts(df)):
+        keep = ~np.isnan(w.astype(float))
+        s, y, w = s[keep], y[keep], w[keep].astype(float)
+        assert out["auc"][i] == pytest.approx(roc_auc_score(y, s, sample_weight=w), abs=1e-12)
+        ap = average_precision_score(y, s, sample_weight=w)
+        assert out["average_precision"][i] == pytest.approx(ap, abs=1e-12)
+        assert out["sauc"][i] == pytest.approx(weighted_pair_sauc(s, y, w), abs=1e-12)
+        error = 1 - accuracy_score(y, s >= 0.5, sample_weight=w)
+        assert out["error"][i] == pytest.approx(error, abs=1e-12)
+        assert out["n"][i] == int((w > 0).sum())
+        assert out["n_null_weight"][i] == int((~keep).sum())
+
+
+def multiclass_frame(data: list[tuple[int, int, int]], scores: list[float]) -> pl.DataFrame:
+    """One row per (sample, class) of 3 classes; each sample has a label and a weight."""
+    k = 3
+    n = len(data)
+    return pl.DataFrame(
+        {
+            "model": [g for g, _, _ in data for _ in range(k)],
+            "fold": 0,
+            "sample": np.repeat(np.arange(n), k),
+            "class": np.tile(np.arange(k), n),
+            "label": [lab for _, lab, _ in data for _ in range(k)],
+            "score": scores[: n * k],
+            "w": [float(w) for _, _, w in data for _ in range(k)],
+        }
+    )
+
+
+def repeated_samples(df: pl.DataFrame) -> pl.DataFrame:
+    """Each sample ``w`` times under new sample ids (weight 0: the sample removed)."""
+    reps = df["w"].cast(pl.Int64)
+    out = df.select(pl.all().repeat_by(reps).explode()).drop_nulls()
+    copy = pl.int_range(pl.len()).over("model", "sample", "class")
+    return out.with_columns(sample=pl.col("sample") * 100 + copy).drop("w")
+
+
+MULTICLASS: dict[str, Callable[[pl.DataFrame, str | None], pl.DataFrame]] = {
+    "pairwise_auc": lambda f, w: (
+        pr.pairwise_auc(f, weight=w)
+        .drop("n_i", "n_j")
+        .sort("model", "class_i", "class_j")
+        .collect()
+    ),
+    "multiclass_auc": lambda f, w: pr.multiclass_auc(f, weight=w).sort("model").collect(),
+    "evaluate": lambda f, w: (
+        pr.evaluate(f, weight=w)
+        .select("model", "n_classes", "auc", "sauc", "error", "average_precision")
+        .sort("model")
+        .collect()
+    ),
+}
+
+
+@pytest.mark.parametrize("name", list(MULTICLASS))
+@settings(max_examples=30)
+@given(
+    data=st.lists(
+        st.tuples(st.integers(0, 1), st.integers(0, 2), st.integers(0, 3)), min_size=1, max_size=12
+    ),
+    scores=st.lists(st.integers(0, 3).map(lambda k: k / 3), min_size=36, max_size=36),
+)
+def test_multiclass_integer_weights_equal_repeated_samples(name, data, scores):
+    df = multiclass_frame(data, scores)
+    rep = repeated_samples(df)
+    if rep.is_empty():
+        return
+    got = MULTICLASS[name](df, "w")
+    expected = MULTICLASS[name](rep, None)
+    got = got.filter(pl.col("model").is_in(expected["model"].implode()))
+    assert_frame_equal(got, expected, check_dtypes=False, abs_tol=1e-9, rel_tol=1e-9)
+
+
+def test_pairwise_auc_weighted_against_weighted_pairs(rng):
+    n, k = 60, 3
+    label = rng.integers(0, k, n)
+    scores = np.round(rng.random((n, k)) * 4) / 4
+    w = rng.gamma(2.0, size=n)
+    log = pl.DataFrame(
+        {
+            "model": "m",
+            "fold": 0,
+            "sample": np.repeat(np.arange(n), k),
+            "class": np.tile(np.arange(k), n),
+            "label": np.repeat(label, k),
+            "score": scores.ravel(),
+            "w": np.repeat(w, k),
+        }
+    )
+    out = pr.pairwise_auc(log, weight="w").collect()
+    for row in out.iter_rows(named=True):
+        i, j = row["class_i"], row["class_j"]
+        keep = (label == i) | (label == j)
+        for a, cls in (("a_i_j", i), ("a_j_i", j)):
+            expected = weighted_pair_auc(scores[keep, cls], label[keep] == cls, w[keep])
+            assert row[a] == pytest.approx(expected, abs=1e-12)
+        assert row["n_i"] == pytest.approx(w[label == i].sum())
