@@ -570,7 +570,7 @@ def c1_table(
     )
     if weighted:
         w = pl.col(WEIGHT)
-        share = pl.when(w.sum() > 0).then((correct * w).sum() / w.sum())
+        share: pl.Expr = pl.when(w.sum() > 0).then((correct * w).sum() / w.sum())
     else:
         share = correct.mean()
     c1 = pl.when(pl.col("_nan").any()).then(NAN).otherwise(share)
