@@ -201,13 +201,17 @@ def binary_expr(
     if_nan: pl.Expr | float | None = NAN,
     raw: bool = False,
     weight: ColumnLike | None = None,
+    two_classes: bool = False,
 ) -> pl.Expr:
     """Build an aggregating binary metric with the contract's input policies.
 
     ``build(score, positive)`` receives a ``Float64`` score and a ``Boolean``
     indicator with null rows removed and returns the group's value. The dtypes are
     checked when the plan's schema is resolved. A group holding a NaN score gives
-    ``if_nan`` instead (NaN for floats; pass ``None`` for integer results).
+    ``if_nan`` instead (NaN for floats; pass ``None`` for integer results). With
+    ``two_classes`` (a metric of pairs, null without positives or negatives), a
+    degenerate group stays null even with a NaN score: the contract's "degenerate
+    precedes NaN" (``build`` must return null for it).
 
     With ``raw=True``, ``build`` receives the ``Float64`` score and ``Boolean``
     indicator as they are, nulls included, and applies the null and NaN policies
@@ -227,6 +231,11 @@ def binary_expr(
     if weight is not None:
         inputs_in.append(to_expr(weight, argument="weight"))
 
+    def has_nan(s: pl.Expr, p: pl.Expr) -> pl.Expr:
+        # NaN-propagating max: one cheap reduction instead of a mask and ``any``
+        nan = s.nan_max().is_nan()
+        return nan & p.any() & (~p).any() if two_classes else nan
+
     def plan(inputs: list[tuple[pl.Expr, pl.DataType]]) -> pl.Expr:
         (s, s_dtype), (p, p_dtype) = inputs[:2]
         s = as_score(s, s_dtype)
@@ -235,15 +244,14 @@ def binary_expr(
             w, w_check = as_weight(*inputs[2])
             keep = s.is_not_null() & p.is_not_null() & ((w > 0.0) | (s.is_nan() & w.is_not_null()))
             s, p, w = s.filter(keep), p.filter(keep), w.filter(keep)
-            value = pl.when(s.nan_max().is_nan()).then(if_nan).otherwise(build(s, p, w))
+            value = pl.when(has_nan(s, p)).then(if_nan).otherwise(build(s, p, w))
             check = w_check if check is None else check & w_check
         elif raw:
             value = build(s, p)
         else:
             keep = s.is_not_null() & p.is_not_null()
             s, p = s.filter(keep), p.filter(keep)
-            # NaN-propagating max: one cheap reduction instead of a mask and ``any``
-            value = pl.when(s.nan_max().is_nan()).then(if_nan).otherwise(build(s, p))
+            value = pl.when(has_nan(s, p)).then(if_nan).otherwise(build(s, p))
         return value if check is None else pl.when(check).then(value)
 
     return pl.pipe_with_dtype(inputs_in, plan).alias(name)

@@ -40,7 +40,9 @@ def _auc_from_ranks() -> pl.Expr:
     # statistic, U / (n+ n-), with U = (sum of the positives' mid-ranks) - n+(n+ + 1)/2.
     n_pos, n_neg = c.R_POS, c.R_NEG
     u = c.RANK_SUM - n_pos * (n_pos + 1.0) / 2.0
-    return pl.when(c.R_NAN).then(NAN).when((n_pos > 0) & (n_neg > 0)).then(u / (n_pos * n_neg))
+    # a degenerate group is null even with a NaN score (the contract: null precedes NaN)
+    both = (n_pos > 0) & (n_neg > 0)
+    return pl.when(both & c.R_NAN).then(NAN).when(both).then(u / (n_pos * n_neg))
 
 
 def _from_ranks(reduction: pl.Expr) -> Callable[[pl.Expr, pl.Expr], pl.Expr]:
@@ -122,7 +124,9 @@ def auc(score: ColumnLike, positive: ColumnLike, *, weight: ColumnLike | None = 
     └───────┴──────────┘
     """
     if weight is not None:
-        return binary_expr(score, positive, _weighted_auc, name="auc", weight=weight)
+        return binary_expr(
+            score, positive, _weighted_auc, name="auc", weight=weight, two_classes=True
+        )
     return binary_expr(score, positive, _from_ranks(_auc_from_ranks()), name="auc", raw=True)
 
 
@@ -149,14 +153,15 @@ def gini(score: ColumnLike, positive: ColumnLike, *, weight: ColumnLike | None =
     """
     if weight is not None:
         weighted = lambda s, p, w: 2.0 * _weighted_auc(s, p, w) - 1.0  # noqa: E731
-        return binary_expr(score, positive, weighted, name="gini", weight=weight)
+        return binary_expr(score, positive, weighted, name="gini", weight=weight, two_classes=True)
     build = _from_ranks(2.0 * _auc_from_ranks() - 1.0)
     return binary_expr(score, positive, build, name="gini", raw=True)
 
 
 def _hanley_mcneil() -> pl.Expr:
     se = c.hanley_mcneil_se(_auc_from_ranks(), c.R_POS, c.R_NEG)
-    return pl.when(c.R_NAN).then(NAN).otherwise(se)
+    both = (c.R_POS > 0) & (c.R_NEG > 0)
+    return pl.when(both & c.R_NAN).then(NAN).otherwise(se)
 
 
 def _delong_variance() -> pl.Expr:
@@ -225,7 +230,7 @@ def auc_se(
     """
     if method == "delong":
         build = lambda s, p: c.reduce_counts(s, p, _delong_variance()).sqrt()  # noqa: E731
-        return binary_expr(score, positive, build, name="auc_se")
+        return binary_expr(score, positive, build, name="auc_se", two_classes=True)
     if method == "hanley_mcneil":
         return binary_expr(score, positive, _from_ranks(_hanley_mcneil()), name="auc_se", raw=True)
     msg = f"method must be 'delong' or 'hanley_mcneil', got {method!r}"

@@ -33,12 +33,41 @@ def _pairs() -> pl.Expr:
     return (c.N_POS * c.N_NEG).cast(pl.Float64)
 
 
+# Scores are summed relative to one of the group's own finite scores, c: sAUC's sums
+# Σ x·[x > y] and Σ y·[x > y] each carry c times the number of ordered pairs, which
+# cancels in their difference only in exact arithmetic. Centred, a constant added to
+# every score (1e12, say) changes nothing: x − c is exact for nearby floats.
+_OFFSET = c.THRESHOLD.filter(c.THRESHOLD.is_finite()).first().fill_null(0.0)
+_CENTRED = c.THRESHOLD - _OFFSET
+
+
+def _ordered() -> pl.Expr:
+    """The share of pairs with the positive strictly above the negative."""
+    return _weighted(c.POS, c.NEG_BELOW).sum() / _pairs()
+
+
+def _r_pos_centred() -> pl.Expr:
+    return _weighted(c.POS * c.NEG_BELOW, _CENTRED).sum() / _pairs()
+
+
+def _r_neg_centred() -> pl.Expr:
+    return _weighted(c.NEG * c.POS_ABOVE, _CENTRED).sum() / _pairs()
+
+
 def _r_pos() -> pl.Expr:
-    return _weighted(c.POS * c.NEG_BELOW, c.THRESHOLD).sum() / _pairs()
+    return _r_pos_centred() + _OFFSET * _ordered()
 
 
 def _r_neg() -> pl.Expr:
-    return _weighted(c.NEG * c.POS_ABOVE, c.THRESHOLD).sum() / _pairs()
+    return _r_neg_centred() + _OFFSET * _ordered()
+
+
+def _sauc() -> pl.Expr:
+    return _r_pos_centred() - _r_neg_centred()
+
+
+def _mean(count: pl.Expr, total: pl.Expr) -> pl.Expr:
+    return _OFFSET + _weighted(count, _CENTRED).sum() / total
 
 
 def _both_classes(value: pl.Expr) -> pl.Expr:
@@ -87,13 +116,14 @@ def sauc(score: ColumnLike, positive: ColumnLike, *, weight: ColumnLike | None =
     │ 0.833333 ┆ 0.5725 │
     └──────────┴────────┘
     """
-    reduction = _both_classes(_r_pos() - _r_neg())
+    reduction = _both_classes(_sauc())
     return binary_expr(
         score,
         positive,
         lambda s, p, w=None: c.reduce_counts(s, p, reduction, w),
         name="sauc",
         weight=weight,
+        two_classes=True,
     )
 
 
@@ -143,9 +173,9 @@ def sauc_parts(
         pl.struct(
             r_pos=_r_pos(),
             r_neg=_r_neg(),
-            sauc=_r_pos() - _r_neg(),
-            mean_pos=_weighted(c.POS, c.THRESHOLD).sum() / c.N_POS,
-            mean_neg=_weighted(c.NEG, c.THRESHOLD).sum() / c.N_NEG,
+            sauc=_sauc(),
+            mean_pos=_mean(c.POS, c.N_POS),
+            mean_neg=_mean(c.NEG, c.N_NEG),
         )
     )
     nan = pl.struct(**{f: pl.lit(NAN) for f in ("r_pos", "r_neg", "sauc", "mean_pos", "mean_neg")})
@@ -156,4 +186,5 @@ def sauc_parts(
         name="sauc_parts",
         if_nan=nan,
         weight=weight,
+        two_classes=True,
     )
