@@ -186,6 +186,36 @@ def paired_ttest(
     │ knn     ┆ nb      ┆ -0.002    ┆ -0.25    ┆ 4   ┆ 0.814902 ┆ false  │
     │ mlp     ┆ nb      ┆ 0.042     ┆ 5.715476 ┆ 4   ┆ 0.004636 ┆ true   │
     └─────────┴─────────┴───────────┴──────────┴─────┴──────────┴────────┘
+
+    Two repeats of 3-fold cross-validation: the models are paired on (repeat,
+    fold), and the corrected t (n = 6, n_test/n_train = 1/2) is less than half the
+    plain one, which would reject at p = 0.003:
+
+    >>> repeated = pl.DataFrame({
+    ...     "model": ["a"] * 6 + ["b"] * 6,
+    ...     "repeat": [1, 1, 1, 2, 2, 2] * 2,
+    ...     "fold": [1, 2, 3] * 4,
+    ...     "auc": [0.84, 0.86, 0.83, 0.85, 0.82, 0.86,
+    ...             0.80, 0.83, 0.81, 0.80, 0.81, 0.82],
+    ... })
+    >>> pr.paired_ttest(repeated).select("k", "mean_diff", "t", "df", "p_value").collect()
+    shape: (1, 5)
+    ┌─────┬───────────┬──────────┬─────┬──────────┐
+    │ k   ┆ mean_diff ┆ t        ┆ df  ┆ p_value  │
+    │ --- ┆ ---       ┆ ---      ┆ --- ┆ ---      │
+    │ i64 ┆ f64       ┆ f64      ┆ i64 ┆ f64      │
+    ╞═════╪═══════════╪══════════╪═════╪══════════╡
+    │ 6   ┆ 0.031667  ┆ 2.634826 ┆ 5   ┆ 0.046264 │
+    └─────┴───────────┴──────────┴─────┴──────────┘
+    >>> pr.paired_ttest(repeated, correction=False).select("t", "p_value").collect()
+    shape: (1, 2)
+    ┌──────────┬──────────┐
+    │ t        ┆ p_value  │
+    │ ---      ┆ ---      │
+    │ f64      ┆ f64      │
+    ╞══════════╪══════════╡
+    │ 5.269652 ┆ 0.003273 │
+    └──────────┴──────────┘
     """
     check_alpha(alpha)
     if test_train_ratio is not None and not test_train_ratio >= 0:

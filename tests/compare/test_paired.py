@@ -472,7 +472,9 @@ def test_a_repeat_missing_a_fold_is_named(rng, lazy):
 def test_unbalanced_repeats_are_named(rng):
     # repeat 1 holds a fold id that repeat 0 lacks
     table = repeated_table(rng, models=2, repeats=2, folds=3)
-    extra = table.filter(pl.col("repeat") == 1, pl.col("fold") == 0).with_columns(fold=pl.lit(7, dtype=pl.Int64))
+    extra = table.filter(pl.col("repeat") == 1, pl.col("fold") == 0).with_columns(
+        fold=pl.lit(7, dtype=pl.Int64)
+    )
     with pytest.raises(ValueError, match=r"\(m0, 0, 7\), \(m1, 0, 7\)") as info:
         pr.paired_ttest(pl.concat([table, extra]), "auc")
     assert len(str(info.value).splitlines()) == 1
