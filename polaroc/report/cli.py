@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import sys
 import tempfile
 import time
@@ -463,9 +464,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         if type(exc).__name__ != "PanicException":  # pyo3's, a BaseException subclass
             raise
         panicked = True
+        inner = re.findall(r'\(\\*"([^"\\]+)', str(exc))  # the innermost quoted cause
+        cause = inner[-1] if inner else _first_line(exc)
         print(
-            f"polaroc: error: Polars failed reading the log ({_first_line(exc)[:160]}); "
-            "a file may be damaged: check it with pl.read_parquet",
+            f"polaroc: error: Polars could not read the log ({cause[:120]}): a Parquet file "
+            "may be damaged; check each with pl.read_parquet",
             file=sys.stderr,
         )
         return 2

@@ -184,12 +184,12 @@ def optional_tables(
         wanted += [("paired_ttest_5x2cv", names), ("combined_ftest_5x2cv", names)]
     if rope is not None:
         wanted.append(("bayes_ttest", names))
+    if rope is not None:  # otherwise each test's own default
+        wanted = [(name, {**kwargs, "rope": rope}) for name, kwargs in wanted]
     for name, kwargs in wanted:
         function = getattr(compare, name, None)
         if function is not None:
-            plans[name] = function(
-                folds, metric, **_accepted(function, alpha=alpha, rope=rope, **kwargs)
-            )
+            plans[name] = function(folds, metric, **_accepted(function, alpha=alpha, **kwargs))
     return plans
 
 
