@@ -33,7 +33,6 @@ from polaroc._table import (
     check_adjust,
     check_alpha,
     checked,
-    decision,
     metric_expr,
     negligible,
     poisoned,
@@ -83,6 +82,7 @@ def wilcoxon_test(
     by: str | Iterable[str] | None = (),
     alpha: float = 0.05,
     method: Literal["auto", "exact", "asymptotic"] = "auto",
+    adjust: Adjust = None,
     model: str = "model",
     dataset: str = "dataset",
 ) -> pl.LazyFrame:
@@ -113,6 +113,10 @@ def wilcoxon_test(
         approximation z = (R⁺ − N(N+1)/4) / σ with σ² = N(N+1)(2N+1)/24 less the tie
         correction Σ(t³ − t)/48, no continuity correction; ``"auto"`` (default):
         exact when N ≤ 50 with no ties and no zero differences, else asymptotic.
+    adjust
+        ``"holm"`` or ``"bonferroni"``: add ``p_adjusted``, adjusted across the
+        model pairs of each ``by`` group (NaN p-values take no part), and base
+        ``reject`` on it.
     model, dataset
         Column names of the table.
 
@@ -121,9 +125,10 @@ def wilcoxon_test(
     pl.LazyFrame
         One row per unordered model pair: by…, ``model_a`` < ``model_b``, ``n``
         (data sets used), ``r_plus`` (ranks where a > b), ``r_minus``,
-        ``statistic`` (min(R⁺, R⁻)), ``z``, ``method``, ``p_value``, ``reject``.
-        A data set where either mean is null is left out of that pair; a NaN
-        makes the pair's statistics NaN and ``reject`` null.
+        ``statistic`` (min(R⁺, R⁻)), ``z``, ``method``, ``p_value``, ``reject``
+        (and ``p_adjusted`` before it with ``adjust``). A data set where either
+        mean is null is left out of that pair; a NaN makes the pair's statistics
+        NaN and ``reject`` null.
 
     Raises
     ------
@@ -161,6 +166,7 @@ def wilcoxon_test(
     └─────────┴─────────┴─────┴────────┴─────────┴────────┴───────────┘
     """
     check_alpha(alpha)
+    check_adjust(adjust)
     if method not in ("auto", "exact", "asymptotic"):
         msg = f"method must be 'auto', 'exact' or 'asymptotic', got {method!r}"
         raise ValueError(msg)
@@ -213,10 +219,11 @@ def wilcoxon_test(
         z="z",
         method="method",
         p_value=p,
-        reject=decision(p, alpha),
         _pr_nan="_pr_nan",
     )
-    return poisoned(out, "_pr_nan", keep=[*keys, "n"], nulled=["method"]).sort(keys)
+    out = poisoned(out, "_pr_nan", keep=[*keys, "n"], nulled=["method"])
+    columns = [*keys, "n", "r_plus", "r_minus", "statistic", "z", "method", "p_value"]
+    return with_adjusted(out, columns, by_, alpha, adjust).sort(keys)
 
 
 # ------------------------------------------------------------------------ sign test

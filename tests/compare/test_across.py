@@ -335,3 +335,15 @@ def test_all_functions_accept_one_group(rng):
     table = random_table(rng, models=3, folds=2, datasets=6)
     for function in (pr.wilcoxon_test, pr.friedman_test, pr.nemenyi_test, pr.mean_ranks):
         assert function(table, by=()).collect().height > 0
+
+
+@pytest.mark.parametrize("method", ["holm", "bonferroni"])
+def test_wilcoxon_adjusted_p_values_match_statsmodels(run, rng, method):
+    from statsmodels.stats.multitest import multipletests
+
+    table = random_table(rng, models=4, folds=2, datasets=9, spread=0.05)
+    out = run(table, lambda t: pr.wilcoxon_test(t, adjust=method)).sort("model_a", "model_b")
+    adjusted = multipletests(out["p_value"].to_numpy(), method=method)[1]
+    np.testing.assert_allclose(out["p_adjusted"], adjusted, rtol=1e-12)
+    assert out["reject"].to_list() == list(adjusted <= 0.05)
+    assert out.columns[-2:] == ["p_adjusted", "reject"]
