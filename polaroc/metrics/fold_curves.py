@@ -49,11 +49,17 @@ _F = pl.field
 
 
 def _outer_by(log: FrameLike, by: str | Iterable[str] | None, columns: LogColumns) -> list[str]:
-    """The groups folds are combined within: ``by``, else the default without the fold."""
+    """The groups folds are combined within: ``by``, else the default without the fold.
+
+    By default the folds of every repeat are combined (one curve per model from all
+    its (repeat, fold) test partitions); ``by`` holding ``repeat`` combines the folds of
+    each repeat on their own.
+    """
     if by is not None:
         return as_names(by)
     schema = as_lazy(log).collect_schema()
-    return [name for name in default_by(schema, columns) if name != columns.fold]
+    folds = {columns.fold, columns.repeat}
+    return [name for name in default_by(schema, columns) if name not in folds]
 
 
 def pooled_roc(
@@ -85,7 +91,9 @@ def pooled_roc(
         Score log in the contract's long format.
     by
         Groups to pool within; default ``model`` (with ``dataset`` first when the log
-        has one): the default of :func:`polaroc.roc_curve` without the fold.
+        has one): the default of :func:`polaroc.roc_curve` without the fold and the
+        repeat, so a repeated cross-validation pools all its (repeat, fold) test
+        partitions; pass ``by=("model", "repeat")`` for one curve per repeat.
     drop_intermediate, thresholds
         As for :func:`polaroc.roc_curve`.
     model, fold, class_, score, label, dataset
@@ -158,8 +166,11 @@ def _fold_input(
     if columns.fold in outer:
         msg = f"`by` must not hold the fold column {columns.fold!r}; folds are combined within by"
         raise ValueError(msg)
-    frame, keys = curve_input(log, [*outer, columns.fold], columns, weight)
-    return frame, keys, [k for k in keys if k != columns.fold]
+    # a fold is a (repeat, fold) pair when the log has repeats (fold ids restart in each)
+    schema = as_lazy(log).collect_schema()
+    repeat = [columns.repeat] if columns.repeat in schema and columns.repeat not in outer else []
+    frame, keys = curve_input(log, [*outer, *repeat, columns.fold], columns, weight)
+    return frame, keys, [k for k in keys if k not in {columns.fold, *repeat}]
 
 
 def _join(left: pl.LazyFrame, right: pl.LazyFrame, on: list[str]) -> pl.LazyFrame:
@@ -194,7 +205,9 @@ def pooling_table(
     by
         Groups the folds are combined within; default ``model`` (with ``dataset``
         first when the log has one). A log with a class column adds ``class``
-        (one-vs-rest AUCs, as in :func:`polaroc.roc_curve`).
+        (one-vs-rest AUCs, as in :func:`polaroc.roc_curve`). With a ``repeat``
+        column, a fold is a (repeat, fold) pair and the default combines them all;
+        ``by`` holding ``repeat`` combines each repeat's folds.
     model, fold, class_, score, label, dataset
         Names of the log's columns.
 
@@ -422,6 +435,10 @@ def average_roc(
     by
         Groups the folds are combined within; default ``model`` (with ``dataset``
         first when the log has one), plus ``class`` for a log with a class column.
+        With a ``repeat`` column, a fold is a (repeat, fold) pair (fold ids restart
+        in each repeat) and the default averages over all of them — Fawcett's
+        averaging over every test partition; ``by`` holding ``repeat`` averages each
+        repeat's folds on their own.
     method
         ``"vertical"`` (default) or ``"threshold"``.
     grid
