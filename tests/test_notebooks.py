@@ -25,6 +25,7 @@ def test_every_seed_study_has_a_notebook():
         "02_hand_till_2001.ipynb",
         "03_wu_flach_2005.ipynb",
         "04_aslan_2009.ipynb",
+        "05_repeated_cv.ipynb",
     ]
     index = (FOLDER / "README.md").read_text()
     for path in NOTEBOOKS:
