@@ -598,3 +598,25 @@ def test_agreement_nan_metric_is_undecided_and_favours_no_model():
     pair = out["pairs"].explode().drop_nulls().struct.unnest()
     assert pair["better_auc"].is_null().all()
     assert math.isnan(pair["p_value_auc"].item())
+
+
+@pytest.mark.parametrize("name", ["paired_ttest_5x2cv", "combined_ftest_5x2cv", "sign_test"])
+def test_agreement_takes_the_other_frequentist_tests(rng, name):
+    test = getattr(pr, name)
+    rows = [
+        (m, r, f, 0.8 + 0.02 * i + rng.normal(0, 0.01), 0.2 - 0.02 * i + rng.normal(0, 0.01))
+        for i, m in enumerate("abc")
+        for r in range(5)
+        for f in range(2)
+    ]
+    table = pl.DataFrame(rows, schema=["model", "repeat", "fold", "auc", "error"], orient="row")
+    if name == "sign_test":  # across data sets: one value per (data set, model)
+        table = table.with_columns(dataset=pl.format("{}-{}", "repeat", "fold")).drop("repeat")
+        table = table.drop("fold")
+    out = pr.test_agreement(table, test=test, adjust="bonferroni", by=()).collect()
+    pairs = out["pairs"].explode().struct.unnest().sort("model_a", "model_b")
+    for metric in ("auc", "error"):
+        ref = test(table, metric, by=()).collect().sort("model_a", "model_b")
+        expected = np.minimum(1.0, 3 * ref["p_value"].to_numpy())
+        np.testing.assert_allclose(pairs[f"p_value_{metric}"], expected, rtol=1e-12)
+    assert out["count"].sum() == 3
