@@ -359,7 +359,10 @@ def checked(
             f"polaroc: the per-fold table is not a balanced {model} × {fold} design (every "
             f"{model} needs exactly one row for every {fold} within each by group): "
         )
-        tail = ". Filter the table to complete (model, fold) sets, or fix the grouping (by=)."
+        tail = (
+            ". Filter the table to complete (model, fold) sets, or fix the grouping (by=); "
+            "a repeated cross-validation needs its repeat column (repeat=)."
+        )
     else:
         head = (
             f"polaroc: the per-fold table is not a balanced {model} × {repeat} × {fold} "

@@ -620,3 +620,11 @@ def test_agreement_takes_the_other_frequentist_tests(rng, name):
         expected = np.minimum(1.0, 3 * ref["p_value"].to_numpy())
         np.testing.assert_allclose(pairs[f"p_value_{metric}"], expected, rtol=1e-12)
     assert out["count"].sum() == 3
+
+
+def test_repeats_without_their_column_are_duplicates_that_suggest_it(rng):
+    table = repeated_table(rng, models=2, repeats=2, folds=3)
+    with pytest.raises(ValueError, match=r"duplicated \(model, fold, count\).*repeat column"):
+        pr.paired_ttest(table.drop("repeat"), "auc")
+    renamed = pr.paired_ttest(table.rename({"repeat": "run"}), "auc", repeat="run").collect()
+    assert renamed["k"].to_list() == [6]
