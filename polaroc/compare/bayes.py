@@ -282,14 +282,14 @@ def bayes_signed_rank(
     Notes
     -----
     All pairs are sampled at once: the Dirichlet weights are normalised Gamma draws
-    from one generator over an array of every pair × sample × data set (pairs with
-    fewer data sets padded with zero weight), taken in chunks of pairs only to
-    bound memory (the stream, hence the result, does not depend on the chunk size).
-    With the differences sorted, the quadratic form Σᵢⱼ wᵢwⱼ·H(·) is Σᵢ wᵢ times a
-    suffix sum of w, so a sample costs O(N) rather than O(N²). For a fixed seed the
-    result depends on the set of pairs (they share the stream). Agrees with
-    baycomp's ``SignedRankTest(x=a, y=b, rope, prior).probs()`` within Monte Carlo
-    error.
+    (exponentials for the data sets, Gamma(prior) for the pseudo-observation, two
+    streams of one seed) over an array of every pair × sample × data set, pairs with
+    fewer data sets padded with zero weight. The array is filled in chunks of pairs
+    only to bound memory: the streams, hence the result, do not depend on the chunk
+    size. The quadratic forms γᵀHγ of all samples of a pair are one matrix product
+    (N + 1 columns). For a fixed seed the result depends on the set of pairs (they
+    share the streams). Agrees with baycomp's ``SignedRankTest(x=a, y=b, rope,
+    prior).probs()`` within Monte Carlo error.
 
     Examples
     --------
@@ -361,7 +361,7 @@ def _signed_rank_shares(
     rows = len(diffs)
     lengths = diffs.list.len().fill_null(0).to_numpy().astype(np.int64)
     width = int(lengths.max(initial=0)) + 1  # + the prior pseudo-observation at 0
-    # One row per pair: (0, d₁, …, d_N), padded with NaN of Dirichlet shape 0 (weight 0).
+    # One row per pair: (0, d₁, …, d_N), padded with NaN that gets weight 0.
     values = np.full((rows, width), np.nan)
     values[:, 0] = 0.0
     flat = diffs.explode().drop_nulls().to_numpy().astype(float)
@@ -371,21 +371,21 @@ def _signed_rank_shares(
     real = np.arange(width) <= lengths[:, None]
     usable = (lengths > 0) & ~np.isnan(np.where(real, values, 0.0)).any(axis=1)
     values[~usable] = np.where(real[~usable], 0.0, np.nan)
-    shape = np.where(np.arange(width) == 0, prior, 1.0) * real
-    # Weights are drawn in data-set order and then sorted with the values (NaN padding
-    # last), so a data set keeps its weight whichever way the pair is ordered.
-    order = np.argsort(values, axis=1, kind="stable")
-    values = np.take_along_axis(values, order, axis=1)
+    regions = _region_matrices(values, rope)
+    # Dirichlet(prior, 1, …, 1) weights are independent Gamma draws divided by their sum:
+    # Gamma(1) = exponential for the data sets, Gamma(prior) for the pseudo-observation,
+    # each from its own stream of one seed, consumed in pair order.
+    streams = np.random.SeedSequence(seed).spawn(2)
+    data_rng, prior_rng = (np.random.default_rng(s) for s in streams)
     out = np.full((rows, 3), np.nan)
-    rng = np.random.default_rng(seed)
     step = max(1, _CHUNK // (n_samples * width))
     for start in range(0, rows, step):  # chunks of pairs, only to bound memory
         part = slice(start, min(rows, start + step))
-        size = (shape[part].shape[0], n_samples, width)
-        gamma = rng.standard_gamma(np.broadcast_to(shape[part, None, :], size))
-        gamma = np.take_along_axis(gamma, order[part, None, :], axis=2)
-        bounds = _region_bounds(values[part], lengths[part] + 1, rope)
-        out[part] = _winner_shares(gamma, bounds, rope)
+        size = (real[part].shape[0], n_samples, width)
+        gamma = data_rng.standard_exponential(size)
+        gamma[:, :, 0] = prior_rng.standard_gamma(prior, size[:2])
+        gamma *= real[part, None, :]
+        out[part] = _winner_shares(gamma, regions[part], rope)
     out[~usable] = np.nan
     missing = pl.Series(lengths == 0)
     columns = [
@@ -394,38 +394,29 @@ def _signed_rank_shares(
     return pl.struct(columns, eager=True).alias(diffs.name)
 
 
-def _region_bounds(values: np.ndarray, n: np.ndarray, rope: float) -> list[np.ndarray]:
-    """For each sorted row and each i, where the j with dᵢ + dⱼ above 2·rope (below −2·rope) start.
+def _region_matrices(values: np.ndarray, rope: float) -> np.ndarray:
+    """Per pair, [H(dᵢ + dⱼ − 2·rope) | H(−dᵢ − dⱼ − 2·rope)] side by side (H(0) = ½).
 
-    dᵢ + dⱼ grows with j, so {j : dᵢ + dⱼ > 2·rope} is a suffix of the n real values
-    and {j : dᵢ + dⱼ = 2·rope} the block just before it; the sums are compared
-    exactly as written (no rearranged thresholds). Returns the start of the "above"
-    suffix, the start of its tie block, the end of the "below" prefix and the end of
-    its tie block, as indices into the suffix sums of the weights.
+    The sums are compared exactly as written, as baycomp does; NaN padding gives 0.
     """
-    sums = values[:, :, None] + values[:, None, :]  # NaN where padding is involved
+    sums = values[:, :, None] + values[:, None, :]
     with np.errstate(invalid="ignore"):
-        above = (sums > 2.0 * rope).sum(axis=2)
-        at_top = (sums == 2.0 * rope).sum(axis=2)
-        below = (sums < -2.0 * rope).sum(axis=2)
-        at_bottom = (sums == -2.0 * rope).sum(axis=2)
-    top = n[:, None] - above
-    return [top, top - at_top, below, below + at_bottom]
+        above = (sums > 2.0 * rope) + 0.5 * (sums == 2.0 * rope)
+        below = (sums < -2.0 * rope) + 0.5 * (sums == -2.0 * rope)
+    return np.concatenate([above, below], axis=2)
 
 
-def _winner_shares(gamma: np.ndarray, bounds: list[np.ndarray], rope: float) -> np.ndarray:
-    """Shares of samples (axis 1) in which P(a higher), P(rope), P(b higher) is largest."""
-    w = gamma / gamma.sum(axis=2, keepdims=True)
-    tail = np.cumsum(w[:, :, ::-1], axis=2)[:, :, ::-1]  # tail[k] = Σ_{j ≥ k} wⱼ
-    tail = np.concatenate([tail, np.zeros((*w.shape[:2], 1))], axis=2)
+def _winner_shares(gamma: np.ndarray, regions: np.ndarray, rope: float) -> np.ndarray:
+    """Shares of samples (axis 1) in which P(a higher), P(rope), P(b higher) is largest.
 
-    def at(index: np.ndarray) -> np.ndarray:
-        return np.take_along_axis(tail, np.broadcast_to(index[:, None, :], w.shape), axis=2)
-
-    top, top_tie, bottom, bottom_tie = (at(b) for b in bounds)
-    # θ₊ = Σᵢ wᵢ Σⱼ wⱼ H(dᵢ + dⱼ − 2 rope), with H(0) = ½; θ₋ likewise below −2 rope.
-    p_a = np.einsum("psi,psi->ps", w, top + 0.5 * (top_tie - top))
-    p_b = np.einsum("psi,psi->ps", w, tail[:, :, :1] - bottom + 0.5 * (bottom - bottom_tie))
+    θ₊ = wᵀ H₊ w with w = γ / Σγ, i.e. γᵀ H₊ γ / (Σγ)²: one batched matrix product
+    for both regions.
+    """
+    width = gamma.shape[2]
+    products = np.matmul(gamma, regions)  # (pairs, samples, 2·width)
+    total = gamma.sum(axis=2) ** 2
+    p_a = np.einsum("psi,psi->ps", gamma, products[:, :, :width]) / total
+    p_b = np.einsum("psi,psi->ps", gamma, products[:, :, width:]) / total
     p_rope = 1.0 - p_a - p_b if rope > 0 else np.zeros_like(p_a)
     probs = np.stack([p_a, p_rope, p_b], axis=2)
     best = probs >= probs.max(axis=2, keepdims=True) - ROUNDING  # ties share the sample
