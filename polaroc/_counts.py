@@ -57,16 +57,20 @@ CPOS = _E.struct.field("cpos")
 CNEG = _E.struct.field("cneg")
 
 
-def sorted_rows(score: pl.Expr, positive: pl.Expr) -> pl.Expr:
+def sorted_rows(score: pl.Expr, positive: pl.Expr, weight: pl.Expr | None = None) -> pl.Expr:
     """Return, per group, the list of ``{threshold, positive}`` structs in ascending score order.
 
     The pairs are gathered into one list per group and sorted there by their score
     (``sort_by`` inside ``list.eval``): measured at 1.1–1.3x the cost of sorting the
     score column alone, about 15 % less than ``sort_by`` in the aggregation (which
     evaluates the score expression twice), and every later step reads this order
-    instead of sorting again. Null scores sort first.
+    instead of sorting again. Null scores sort first. With a ``weight`` the structs
+    also carry it (field ``weight``).
     """
-    rows = pl.struct(threshold=score, positive=positive).implode()
+    row = pl.struct(threshold=score, positive=positive)
+    if weight is not None:
+        row = pl.struct(threshold=score, positive=positive, weight=weight)
+    rows = row.implode()
     return rows.list.eval(_E.sort_by(_E.struct.field("threshold")))
 
 

@@ -52,15 +52,32 @@ def _precision() -> pl.Expr:
     return _TP / (_TP + _FP)
 
 
-def average_precision_reduction() -> pl.Expr:
-    """``Σ (Rₙ − Rₙ₋₁) Pₙ`` over one group's ``threshold_counts`` (inside ``list.agg``).
+def _average_precision_of_sorted(weighted: bool) -> pl.Expr:
+    """AP inside ``list.eval`` on a group's rows in ascending score order (``sorted_rows``).
 
-    The recall added at a threshold is its run's positives over n⁺. Null when the
-    group has no positives or no negatives. Shared with :func:`polaroc.evaluate`.
+    Each positive's precision is read at the first row of its tie run (the threshold
+    it is predicted positive at): its index is the run's ``rank("min") − 1`` (cheap on
+    sorted rows), and the positives' and all rows' counts at or above it are reverse
+    running sums, exact for integer counts and free of the cancellation of
+    ``total − running sum`` for weights. Measured cheaper than the counts at
+    thresholds, which also build the collapsed struct list.
     """
-    both = (c.N_POS > 0) & (c.N_NEG > 0)
-    added = c.POS.cast(pl.Float64) * _precision()
-    return pl.when(both).then(added.sum() / c.N_POS.cast(pl.Float64))
+    e = pl.element().struct.field
+    x, y = e("threshold").set_sorted(), e("positive")
+    start = x.rank("min").cast(pl.Int64) - 1
+    if weighted:
+        w = e("weight")
+        pos = pl.when(y).then(w).otherwise(0.0)
+        rows_above = w.cum_sum(reverse=True).gather(start)
+        n_neg = pl.when(y).then(0.0).otherwise(w).sum()
+    else:
+        pos = y.cast(pl.Int64)
+        rows_above = pl.len().cast(pl.Int64) - start
+        n_neg = (~y).sum()
+    precision = pos.cum_sum(reverse=True).gather(start) / rows_above
+    n_pos = pos.sum()
+    both = (n_pos > 0) & (n_neg > 0)
+    return pl.when(both).then((pos * precision).sum() / n_pos.cast(pl.Float64))
 
 
 def average_precision(
@@ -119,12 +136,14 @@ def average_precision(
 
     That is (1/1 + 2/3 + 3/4) / 3: the precision at each positive, averaged.
     """
-    reduction = average_precision_reduction()
 
     def build(s: pl.Expr, p: pl.Expr, w: pl.Expr | None = None) -> pl.Expr:
-        return c.reduce_counts(s, p, reduction, w)
+        reduction = _average_precision_of_sorted(weighted=w is not None)
+        return c.sorted_rows(s, p, w).list.eval(reduction).list.first()
 
-    return binary_expr(score, positive, build, name="average_precision", weight=weight)
+    return binary_expr(
+        score, positive, build, name="average_precision", weight=weight, two_classes=True
+    )
 
 
 # ------------------------------------------------------------------ curves

@@ -82,15 +82,16 @@ def test_average_precision_works_over_windows():
 def test_average_precision_awkward_groups():
     df = pl.DataFrame(
         {
-            "g": [1, 1, 2, 2, 3, 3, 3],
-            "score": [0.2, 0.9, 0.4, 0.6, 0.1, float("nan"), 0.5],
-            "label": [False, False, True, True, True, False, False],
+            "g": [1, 1, 2, 2, 3, 3, 3, 4, 4],
+            "score": [0.2, 0.9, 0.4, 0.6, 0.1, float("nan"), 0.5, float("nan"), 0.3],
+            "label": [False, False, True, True, True, False, False, True, True],
         }
     )
     out = dict(df.group_by("g").agg(pr.average_precision("score", "label")).iter_rows())
     assert out[1] is None  # no positives
     assert out[2] is None  # no negatives (degenerate: null, never a made-up 1.0)
     assert np.isnan(out[3])  # a NaN score
+    assert out[4] is None  # one class holding a NaN: degenerate precedes NaN
 
 
 def test_average_precision_ignores_null_rows():
