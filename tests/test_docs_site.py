@@ -171,9 +171,13 @@ def test_site_loads_nothing_from_the_network(site):
         assert not re.search(r"@import\s+url\(\s*[\"']?(?:https?:)?//", sheet.read_text())
 
 
-@pytest.mark.parametrize(
-    "page", sorted(p.name for p in DOCS.glob("*.md") if "```python" in p.read_text())
+# distributed.md shows cluster sessions (ray://head-node, s3://...): its own tests run it
+RUNNABLE = sorted(
+    p.name for p in DOCS.glob("*.md") if "```python" in p.read_text() and p.name != "distributed.md"
 )
+
+
+@pytest.mark.parametrize("page", RUNNABLE)
 def test_the_pages_python_examples_run(page):
     for block in re.findall(r"```python\n(.*?)```", (DOCS / page).read_text(), re.S):
         exec(compile(block, f"docs/{page}", "exec"), {})
