@@ -134,7 +134,10 @@ def evaluated(page: PageInput) -> str:
             )
         )
     ).drop("multiclass", "n_labels", "_pr_positive")
-    overview = overview.join(dropped, on=page.by) if page.by else overview.hstack(dropped)
+    if page.by:
+        overview = overview.join(dropped, on=page.by).sort(page.by)
+    else:
+        overview = overview.hstack(dropped)
     source = f" read from <code>{html.escape(page.source)}</code>" if page.source else ""
     how = (
         f"The log{source}: one row per (model, fold, sample, class) score. Rows with a null "
@@ -239,6 +242,18 @@ def separability(page: PageInput, anchor: str, suffix: str) -> str:
     return _section(3, anchor, "Pairwise separability", how, figure)
 
 
+TITLES = {
+    "mean_ranks": "Mean ranks",
+    "friedman_test": "Friedman's test",
+    "nemenyi_test": "Nemenyi's test",
+    "wilcoxon_test": "Wilcoxon's signed-rank test",
+    "sign_test": "Sign test",
+    "bayes_signed_rank": "Bayesian signed-rank test",
+    "paired_ttest_5x2cv": "5×2 cv paired t test",
+    "combined_ftest_5x2cv": "Combined 5×2 cv F test",
+    "bayes_ttest": "Correlated Bayesian t test",
+}
+
 ACROSS = {
     "mean_ranks": "Mean ranks over data sets (1 = best) with Nemenyi's critical difference.",
     "friedman_test": "Friedman's test that all models perform alike over the data sets "
@@ -273,7 +288,8 @@ def _optional(page: PageInput, names: Mapping[str, str]) -> str:
             if isinstance(result, pl.DataFrame)
             else f'<p class="note">Not computed: {html.escape(result)}</p>'
         )
-        parts.append(f'<h3 id="{name}">{name}</h3><p class="how">{how}</p>{body}')
+        title = TITLES.get(name, name)
+        parts.append(f'<h3 id="{name}">{title}</h3><p class="how">{how}</p>{body}')
     return "".join(parts)
 
 
@@ -296,7 +312,7 @@ def design_tests(page: PageInput) -> str:
         "repeats of two folds, and with a region of practical equivalence (--rope) the "
         "Bayesian view (Benavoli et al. 2017)."
     )
-    return _section(2, "design", "Repeated designs", how, _optional(page, DESIGN))
+    return _section(2, "design", "5×2 cv and Bayesian tests", how, _optional(page, DESIGN))
 
 
 def _need(page: PageInput, name: str, key: Mapping[str, object]) -> pl.DataFrame:
@@ -325,6 +341,8 @@ def dataset_sections(page: PageInput, key: Mapping[str, object], multiclass: boo
 def _nav(body: str) -> str:
     """Contents: a link to every section of the page, in order."""
     found = re.findall(r'<section id="([^"]+)"[^>]*><h([23])>(.*?)</h[23]>', body)
+    if len(found) > 24:  # many data sets: their sections only
+        found = [entry for entry in found if entry[1] == "2"]
     items = "".join(
         f'<li class="h{level}"><a href="#{anchor}">{title}</a></li>'
         for anchor, level, title in found

@@ -305,7 +305,12 @@ def _cell(value: object) -> str:
 
 
 def to_markdown(df: pl.DataFrame) -> str:
-    """A DataFrame as an aligned GitHub Markdown table (numbers to four decimals).
+    """A DataFrame as a GitHub Markdown table, printed by Polars (numbers to four decimals).
+
+    Cells are formatted first (floats to four decimals, or three significant digits
+    in scientific notation when tiny or huge; booleans lower case; nulls empty) and
+    numbers padded to the right, then Polars prints the table with
+    ``tbl_formatting="MARKDOWN"``.
 
     Examples
     --------
@@ -313,29 +318,32 @@ def to_markdown(df: pl.DataFrame) -> str:
     >>> from polaroc.report.tables import to_markdown
     >>> df = pl.DataFrame({"model": ["a", "bb"], "auc": [0.91234, 0.5], "reject": [True, None]})
     >>> print(to_markdown(df))
-    | model |    auc | reject |
-    |-------|-------:|--------|
+    | model | auc    | reject |
+    |-------|--------|--------|
     | a     | 0.9123 | true   |
     | bb    | 0.5000 |        |
     """
-    numeric = [dtype.is_numeric() for dtype in df.dtypes]
-    rows = [
-        [str(v).lower() if isinstance(v, bool) else _cell(v) for v in row] for row in df.iter_rows()
-    ]
-    widths = [max([len(c), 3, *(len(r[i]) for r in rows)]) for i, c in enumerate(df.columns)]
-
-    def line(cells: list[str]) -> str:
-        padded = [
-            c.rjust(w) if num else c.ljust(w)
-            for c, w, num in zip(cells, widths, numeric, strict=True)
-        ]
-        return "| " + " | ".join(padded) + " |"
-
-    rule = [
-        "-" * (w + 1) + ":" if num else "-" * (w + 2)
-        for w, num in zip(widths, numeric, strict=True)
-    ]
-    return "\n".join([line(list(df.columns)), "|" + "|".join(rule) + "|", *map(line, rows)])
+    columns = []
+    for name, dtype in df.schema.items():
+        values = df[name].to_list()
+        if dtype == pl.Boolean:
+            text = ["" if v is None else str(v).lower() for v in values]
+        else:
+            text = [_cell(v) for v in values]
+        if dtype.is_numeric():  # right-aligned: Polars keeps the padding
+            width = max(len(t) for t in [*text, name])
+            text = [t.rjust(width) for t in text]
+        columns.append(pl.Series(name, text, dtype=pl.String))
+    with pl.Config(
+        tbl_formatting="MARKDOWN",
+        tbl_hide_column_data_types=True,
+        tbl_hide_dataframe_shape=True,
+        tbl_rows=-1,
+        tbl_cols=-1,
+        tbl_width_chars=65_000,  # Polars' limit is u16
+        fmt_str_lengths=65_000,
+    ):
+        return str(pl.DataFrame(columns))
 
 
 def flat(df: pl.DataFrame) -> pl.DataFrame:
