@@ -404,3 +404,23 @@ def test_one_group_by_empty_tuple(run, rng):
     for function in (pr.anova, pr.duncan, pr.duncan_ranges, pr.duncan_subsets):
         out = run(table, lambda t, f=function: f(t, by=()))
         assert out.height > 0
+
+
+@settings(max_examples=25)
+@given(
+    fold_effects=st.lists(st.floats(0.1, 1.0), min_size=2, max_size=5),
+    models=st.integers(2, 4),
+    offset=st.floats(-100.0, 100.0),  # rounding error <= ulp(400) ≈ 6e-14 < 1e-12·0.1
+)
+def test_no_model_effect_up_to_rounding_is_never_significant(fold_effects, models, offset):
+    # every model has the same values, computed through rounding: (x + c) − c
+    rows = [
+        (f"m{m}", f, (x + offset * (m + 1)) - offset * (m + 1))
+        for m in range(models)
+        for f, x in enumerate(fold_effects)
+    ]
+    table = pl.DataFrame(rows, schema=["model", "fold", "auc"], orient="row")
+    model = pr.anova(table).collect().row(0, named=True)
+    if model["f"] is not None:
+        assert math.isfinite(model["f"]), model
+        assert model["p_value"] > 1e-6, model
