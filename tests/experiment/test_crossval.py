@@ -326,3 +326,28 @@ def test_splits_of_a_repeated_stratified_folds_design(iris):
 def test_bad_repeats_say_what_to_fix(iris, kwargs, match):
     with pytest.raises(ValueError, match=match):
         pr.cross_validate_log({"nb": GaussianNB()}, iris.data, iris.target, **kwargs)
+
+
+def test_repeated_log_chains_into_the_corrected_test(cancer):
+    x, y = cancer
+    log = pr.cross_validate_log(models(), x, y, cv=4, repeats=3, seed=5)
+    table = pr.evaluate(log).collect()  # by defaults to (model, repeat, fold)
+    assert table.select("model", "repeat", "fold").n_unique() == table.height == 2 * 3 * 4
+    for row in table.filter(pl.col("model") == "nb").iter_rows(named=True):
+        part = log.filter(
+            pl.col("model") == "nb",
+            pl.col("repeat") == row["repeat"],
+            pl.col("fold") == row["fold"],
+        )
+        directions = [
+            roc_auc_score((one["label"] == cls).to_numpy(), one["score"].to_numpy())
+            for cls in (0, 1)
+            for one in [part.filter(pl.col("class") == cls)]
+        ]
+        assert row["auc"] == pytest.approx(np.mean(directions), abs=1e-12)
+    # the paired test sees all 12 (repeat, fold) pairs, corrected by default
+    test = pr.paired_ttest(table).collect()
+    assert test["k"].to_list() == [12]
+    # without its repeat column the log repeats (model, fold, sample) keys: an error, not a pool
+    with pytest.raises(ValueError, match="repeat"):
+        pr.evaluate(log.drop("repeat")).collect()
