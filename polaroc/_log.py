@@ -162,8 +162,8 @@ def read_log(
     log
         ``DataFrame`` or ``LazyFrame`` in the contract's long format.
     by
-        Grouping columns; ``None`` means ``(model, fold)``, with ``dataset`` first
-        when the log has one.
+        Grouping columns; ``None`` means ``(dataset, model, repeat, fold)`` of the
+        columns the log has (``model`` and ``fold`` always).
     columns
         The log's column names (defaults: the contract's).
     need

@@ -113,6 +113,7 @@ def evaluate(
     label: str = "label",
     sample: str = "sample",
     dataset: str = "dataset",
+    repeat: str = "repeat",
     collapse_ties: bool | None = None,
     weight: str | None = None,
 ) -> pl.LazyFrame:
@@ -173,12 +174,13 @@ def evaluate(
         the long format of the design contract. A log without a class column is
         binary and its label the positive indicator (Boolean or 0/1).
     by
-        Grouping columns; default ``(model, fold)``, with ``dataset`` first when
-        the log has one.
+        Grouping columns; default ``(dataset, model, repeat, fold)`` of the columns
+        the log has (``model`` and ``fold`` always); ``by=()`` is one group.
     threshold
         Decision threshold (a number) for the error of single-row samples.
-    model, fold, class_, score, label, sample, dataset
-        The log's column names.
+    model, fold, class_, score, label, sample, dataset, repeat
+        The log's column names (``class``, ``sample``, ``dataset`` and ``repeat``
+        are optional under their default names; a name given here must exist).
     collapse_ties
         Count the rows of each distinct (group, class, score, label) first and order
         the counts instead of the rows: much faster when scores are heavily tied
@@ -239,7 +241,7 @@ def evaluate(
     [2, 2]
     """
     names = {"model": model, "fold": fold, "class_": class_, "score": score, "label": label}
-    columns = log_columns(**names).with_names(sample=sample, dataset=dataset)
+    columns = log_columns(**names).with_names(sample=sample, dataset=dataset, repeat=repeat)
     parsed, frame = read_classes(log, by=by, columns=columns, weight=weight)
     weighted = weight is not None
     by_ = parsed.groups

@@ -79,6 +79,7 @@ def pairwise_auc(
     score: str = "score",
     label: str = "label",
     dataset: str = "dataset",
+    repeat: str = "repeat",
     weight: str | None = None,
 ) -> pl.LazyFrame:
     """Hand & Till's (2001) pairwise separability table: one row per group and class pair.
@@ -110,9 +111,9 @@ def pairwise_auc(
         fold, sample, class). Scores need not be probabilities. A log without a
         class column is binary (its label is the positive indicator).
     by
-        Grouping columns; default ``(model, fold)``, with ``dataset`` first when
-        the log has one.
-    model, fold, class_, score, label, dataset
+        Grouping columns; default ``(dataset, model, repeat, fold)`` of the columns
+        the log has (``model`` and ``fold`` always); ``by=()`` is one group.
+    model, fold, class_, score, label, dataset, repeat
         The log's column names.
     weight
         Name of a case-weight column (finite, ``>= 0``; default none; give every
@@ -161,7 +162,7 @@ def pairwise_auc(
     scores rank the two c samples on both sides of the b sample.
     """
     columns = log_columns(model=model, fold=fold, class_=class_, score=score, label=label)
-    columns = columns.with_names(dataset=dataset)
+    columns = columns.with_names(dataset=dataset, repeat=repeat)
     parsed, frame = read_classes(log, by=by, columns=columns, weight=weight)
     sums = block_tables(frame, parsed.by, weighted=weight is not None)[1]
     dirs = directions(sums, parsed.by)
@@ -191,6 +192,7 @@ def multiclass_auc(
     score: str = "score",
     label: str = "label",
     dataset: str = "dataset",
+    repeat: str = "repeat",
     weight: str | None = None,
 ) -> pl.LazyFrame:
     """Hand & Till's M, the multiclass scored AUC and one-vs-rest AUCs, per group.
@@ -223,9 +225,9 @@ def multiclass_auc(
         sample and class); scores need not be probabilities. A log without a class
         column is binary.
     by
-        Grouping columns; default ``(model, fold)``, with ``dataset`` first when
-        the log has one.
-    model, fold, class_, score, label, dataset
+        Grouping columns; default ``(dataset, model, repeat, fold)`` of the columns
+        the log has (``model`` and ``fold`` always); ``by=()`` is one group.
+    model, fold, class_, score, label, dataset, repeat
         The log's column names.
     weight
         Name of a case-weight column (default none): every A(i|j) and sAUC(i|j)
@@ -264,7 +266,7 @@ def multiclass_auc(
     (:func:`pairwise_auc`).
     """
     columns = log_columns(model=model, fold=fold, class_=class_, score=score, label=label)
-    columns = columns.with_names(dataset=dataset)
+    columns = columns.with_names(dataset=dataset, repeat=repeat)
     parsed, frame = read_classes(log, by=by, columns=columns, weight=weight)
     by_ = parsed.groups
     sums = block_tables(frame, by_, weighted=weight is not None)[1].cache()
@@ -288,6 +290,7 @@ def proportion_correct(
     label: str = "label",
     sample: str = "sample",
     dataset: str = "dataset",
+    repeat: str = "repeat",
 ) -> pl.LazyFrame:
     """Hand & Till's two proportion-correct measures, C₁ and C₂, per group.
 
@@ -315,12 +318,12 @@ def proportion_correct(
     log
         ``DataFrame`` or ``LazyFrame`` in the long format.
     by
-        Grouping columns; default ``(model, fold)``, with ``dataset`` first when
-        the log has one.
+        Grouping columns; default ``(dataset, model, repeat, fold)`` of the columns
+        the log has (``model`` and ``fold`` always); ``by=()`` is one group.
     threshold
         A number, used only for samples with a single score row: predicted to be
         that row's class iff ``score >= threshold``.
-    model, fold, class_, score, label, sample, dataset
+    model, fold, class_, score, label, sample, dataset, repeat
         The log's column names.
 
     Returns
@@ -355,7 +358,7 @@ def proportion_correct(
     └───────┴──────┴─────┴──────┴──────────┘
     """
     columns = log_columns(model=model, fold=fold, class_=class_, score=score, label=label)
-    columns = columns.with_names(sample=sample, dataset=dataset)
+    columns = columns.with_names(sample=sample, dataset=dataset, repeat=repeat)
     parsed, frame = read_classes(log, by=by, columns=columns)
     if not parsed.has_class:
         names = {"score": score, "label": label, "class_": class_}

@@ -151,8 +151,8 @@ def bootstrap(
         column needs the ``sample`` column, so that a sample's class rows are
         resampled together; in a log without one, every row is a sample.
     by
-        Grouping columns; default ``(model, fold)``, with ``dataset`` first when
-        the log has one.
+        Grouping columns; default ``(dataset, model, repeat, fold)`` of the columns
+        the log has (``model`` and ``fold`` always); ``by=()`` is one group.
     metrics
         Columns of the statistic's table to summarise (default ``"auc"``, i.e. M).
     statistic

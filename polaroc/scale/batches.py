@@ -121,6 +121,7 @@ def evaluate_in_batches(
     label: str = "label",
     sample: str = "sample",
     dataset: str = "dataset",
+    repeat: str = "repeat",
 ) -> pl.DataFrame:
     """Evaluate a log bigger than memory, whole groups at a time.
 
@@ -156,7 +157,7 @@ def evaluate_in_batches(
         memory is set by the largest group alone.
     engine
         Polars engine for each batch (``"streaming"`` or ``"in-memory"``).
-    model, fold, class_, score, label, sample, dataset
+    model, fold, class_, score, label, sample, dataset, repeat
         The log's column names, used by the default ``by`` and the default ``table``.
 
     Returns
@@ -196,11 +197,11 @@ def evaluate_in_batches(
     """
     frame = scan_logs(log) if isinstance(log, str | Path) else as_lazy(log)
     schema = frame.collect_schema()
-    columns = LogColumns(model=model, fold=fold, dataset=dataset)
+    columns = LogColumns(model=model, fold=fold, dataset=dataset, repeat=repeat)
     keys = default_by(schema, columns) if by is None else as_names(by)
     if table is None:
         names = {"class_": class_, "score": score, "label": label, "sample": sample}
-        names |= {"model": model, "fold": fold, "dataset": dataset}
+        names |= {"model": model, "fold": fold, "dataset": dataset, "repeat": repeat}
         table = lambda part: evaluate(part, by=keys, **names)  # noqa: E731
     if not keys:  # by=(): one group, one batch
         return _run(table(frame), engine)
