@@ -12,6 +12,7 @@ data sets. Both equal baycomp 1.0.3's ``CorrelatedTTest`` and ``SignedRankTest``
 from __future__ import annotations
 
 from collections.abc import Iterable
+from contextlib import AbstractContextManager, nullcontext
 
 import numpy as np
 import polars as pl
@@ -406,6 +407,16 @@ def _region_matrices(values: np.ndarray, rope: float) -> np.ndarray:
     return np.concatenate([above, below], axis=2)
 
 
+def _one_blas_thread() -> AbstractContextManager[object]:
+    """Limit BLAS to one thread when threadpoolctl (a scikit-learn dependency) is there."""
+    try:
+        from threadpoolctl import threadpool_limits  # type: ignore[import-untyped]  # no hints shipped
+    except ImportError:  # pragma: no cover
+        return nullcontext()
+    limits: AbstractContextManager[object] = threadpool_limits(1, user_api="blas")
+    return limits
+
+
 def _winner_shares(gamma: np.ndarray, regions: np.ndarray, rope: float) -> np.ndarray:
     """Shares of samples (axis 1) in which P(a higher), P(rope), P(b higher) is largest.
 
@@ -413,7 +424,8 @@ def _winner_shares(gamma: np.ndarray, regions: np.ndarray, rope: float) -> np.nd
     for both regions.
     """
     width = gamma.shape[2]
-    products = np.matmul(gamma, regions)  # (pairs, samples, 2·width)
+    with _one_blas_thread():  # many tiny products: threads only add overhead
+        products = np.matmul(gamma, regions)  # (pairs, samples, 2·width)
     total = gamma.sum(axis=2) ** 2
     p_a = np.einsum("psi,psi->ps", gamma, products[:, :, :width]) / total
     p_b = np.einsum("psi,psi->ps", gamma, products[:, :, width:]) / total
