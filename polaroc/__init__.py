@@ -61,6 +61,7 @@ from polaroc.metrics import (
     trapezoid_auc,
     youden_point,
 )
+from polaroc.scale import distributed as distributed  # a module: pr.distributed.evaluate
 from polaroc.scale import evaluate_in_batches, plan_batches
 
 __version__ = "0.1.0"

@@ -1,0 +1,280 @@
+"""Groups too big for one worker: the per-fold table from per-distinct-score counts.
+
+Every quantity of the per-fold table is a sum over the distinct scores of a
+(group, class) block, given the counts of positives and negatives strictly below
+and above each score (see :mod:`polaroc._blocks`): for a row of label j in the
+class-i block, ``t = p_< + p_≤`` (the label-i rows below it, ties counting ½
+twice); for a label-i row, ``q = q_< + q_≤`` over the other labels; Wu & Flach's
+(2005) Rs⁺/Rs⁻ numerators need the positives' scores and number strictly above.
+So a block can be cut into ranges of scores (*buckets*): each bucket's rows need
+only the counts of the buckets below and above it (*offsets*, one small table),
+and the per-bucket partial sums add up to the block's sums exactly (integers for
+the counts, so the AUC's 2U is exact). The sums are then assembled into the
+table by the same Polars code as :func:`polaroc.evaluate`
+(:func:`polaroc._blocks.directions`, ``m_table``, ``per_class``, ``threshold_c1``).
+
+The functions here are the Polars steps; :mod:`polaroc.scale.distributed` runs
+them on the engine's partitions. Group ids (``_pr_gid``) replace the ``by`` keys
+on the engine, so that no engine ever groups by a null or a float key of the log.
+"""
+
+from __future__ import annotations
+
+import polars as pl
+
+from polaroc._blocks import (
+    CLASS,
+    LABEL,
+    USABLE,
+    average_precision_table,
+    c1_table,
+    directions,
+    m_table,
+    per_class,
+    read_classes,
+    row_flags,
+    threshold_c1,
+    within_keys,
+)
+from polaroc._counts import hanley_mcneil_se
+from polaroc._input import LogColumns
+from polaroc._log import SCORE
+
+GID = "_pr_gid"
+BUCKET = "_pr_bucket"
+PART = "_pr_part"
+W = "_pr_w"
+FLAGS = ("n_null_score", "n_null_label", "_rows", "_correct", "_nan")
+SUM_COLUMNS = ("n", "t", "tt", "q", "qq", "rs_pos", "rs_neg", "ap")
+BLOCK = (GID, CLASS)
+
+
+def normalised_score() -> pl.Expr:
+    """The score with −0.0 and 0.0 as one value (Polars folds ``x + 0.0`` away)."""
+    score = pl.col(SCORE)
+    return pl.when(score == 0.0).then(0.0).otherwise(score).alias(SCORE)
+
+
+def tagged_rows(
+    frame: pl.DataFrame, big: pl.DataFrame, by: list[str], columns: LogColumns, threshold: float
+) -> pl.LazyFrame:
+    """The rows of the big groups with ``_pr_gid``, class, label, score and the row flags."""
+    parsed, lf = read_classes(frame, by=by, columns=columns)
+    names = {"score": columns.score, "label": columns.label, "class_": columns.class_}
+    return (
+        lf.join(big.lazy().select(*by, GID), on=by, how="inner", nulls_equal=True)
+        .with_columns(row_flags(names, parsed.has_class, threshold))
+        .with_columns(normalised_score())
+    )
+
+
+def score_counts(
+    frame: pl.DataFrame, big: pl.DataFrame, by: list[str], columns: LogColumns, threshold: float
+) -> pl.DataFrame:
+    """Rows per (group id, class, label, distinct score), with the row flags summed.
+
+    Applied to each partition of the log (a combiner), then again to the
+    engine-shuffled partial counts by :func:`recount`.
+    """
+    rows = tagged_rows(frame, big, by, columns, threshold)
+    return recount(rows.with_columns(pl.lit(1, pl.Int64).alias(W)))
+
+
+def recount(rows: pl.LazyFrame | pl.DataFrame) -> pl.DataFrame:
+    """Sum ``_pr_w`` and the flags of equal (group id, class, label, score) rows."""
+    sums = [pl.col(W, *FLAGS).cast(pl.Int64).sum()]
+    return rows.lazy().group_by(GID, CLASS, LABEL, SCORE).agg(*sums).collect()
+
+
+def with_bucket(counts: pl.DataFrame, breaks: pl.Series) -> pl.DataFrame:
+    """Bucket of each score: the number of ``breaks`` at or below it (NaN: the last)."""
+    bucket = pl.lit(breaks).search_sorted(pl.col(SCORE), side="right").cast(pl.Int64)
+    bucket = pl.when(pl.col(SCORE).is_null()).then(0).otherwise(bucket)
+    return counts.with_columns(bucket.alias(BUCKET))
+
+
+def bucket_totals(counts: pl.DataFrame) -> pl.DataFrame:
+    """Per (group id, class, bucket, label): usable rows, positives' score sum, flags."""
+    usable = USABLE
+    positive = pl.col(LABEL) == pl.col(CLASS)
+    w = pl.col(W)
+    return (
+        counts.lazy()
+        .group_by(*BLOCK, BUCKET, LABEL)
+        .agg(
+            w.filter(usable).sum().alias(W),
+            (pl.col(SCORE) * w).filter(usable & positive).sum().alias("_s"),
+            pl.col(*FLAGS).sum(),
+        )
+        .collect()
+    )
+
+
+def offsets(totals: pl.DataFrame) -> pl.DataFrame:
+    """Per (group id, class, bucket): positives and negatives below and above.
+
+    ``totals`` are the summed :func:`bucket_totals` of every partition. ``_s_above``
+    is the positives' score sum of the buckets above, summed downwards from the top
+    (never a difference: an infinite score must not turn into ``inf − inf``).
+    """
+    positive = pl.col(LABEL) == pl.col(CLASS)
+    w = pl.col(W)
+    per_bucket = (
+        totals.filter(pl.col(LABEL).is_not_null() & pl.col(CLASS).is_not_null())
+        .group_by(*BLOCK, BUCKET)
+        .agg(
+            w.filter(positive).sum().alias("_p"),
+            w.filter(~positive).sum().alias("_m"),
+            pl.col("_s").filter(positive).sum(),
+        )
+        .sort(*BLOCK, BUCKET)
+    )
+    p, m = pl.col("_p"), pl.col("_m")
+    return per_bucket.select(
+        *BLOCK,
+        BUCKET,
+        (p.cum_sum() - p).over(BLOCK).alias("_p_below"),
+        (m.cum_sum() - m).over(BLOCK).alias("_m_below"),
+        (p.cum_sum(reverse=True) - p).over(BLOCK).alias("_p_above"),
+        (m.cum_sum(reverse=True) - m).over(BLOCK).alias("_m_above"),
+        pl.col("_s").cum_sum(reverse=True).shift(-1, fill_value=0.0).over(BLOCK).alias("_s_above"),
+    )
+
+
+def bucket_sums(counts: pl.DataFrame, offset: pl.DataFrame) -> pl.DataFrame:
+    """Per (group id, class, label): one bucket's share of the sums of ``_block_sums``.
+
+    ``counts`` holds the rows of one or more (group id, class, bucket) partitions,
+    ``offset`` their :func:`offsets`. For a distinct score with ``p`` positives and
+    ``m`` negatives in its block, and ``P_<``/``M_<`` those strictly below it (its
+    bucket's offset plus the lower scores of the bucket): a row of another label
+    adds ``t = 2 P_< + p``, a positive row ``q = 2 M_< + m``.
+    """
+    blk = [*BLOCK, BUCKET]
+    positive = pl.col(LABEL) == pl.col(CLASS)
+    w, score = pl.col(W), pl.col(SCORE)
+    rows = counts.lazy().filter(USABLE).with_columns(score.rank("dense").over(blk).alias("_k"))
+    per_score = (
+        rows.group_by(*blk, "_k")
+        .agg(
+            w.filter(positive).sum().alias("_p"),
+            w.filter(~positive).sum().alias("_m"),
+            (score * w).filter(positive).sum().alias("_s"),
+        )
+        .join(offset.lazy(), on=blk, how="left")
+        .sort(*blk, "_k")  # after the join: a join need not keep the order
+    )
+    p, m, s = pl.col("_p"), pl.col("_m"), pl.col("_s")
+    runs = per_score.select(
+        *blk,
+        "_k",
+        (2 * (pl.col("_p_below") + (p.cum_sum() - p).over(blk)) + p).alias("_t"),
+        (2 * (pl.col("_m_below") + (m.cum_sum() - m).over(blk)) + m).alias("_q"),
+        (pl.col("_p_above") + (p.cum_sum(reverse=True) - p).over(blk)).alias("_pa"),
+        (pl.col("_m_above") + (m.cum_sum(reverse=True) - m).over(blk)).alias("_ma"),
+        p.alias("_pk"),
+        m.alias("_mk"),
+        (pl.col("_s_above") + s.cum_sum(reverse=True).shift(-1, fill_value=0.0).over(blk)).alias(
+            "_sa"
+        ),
+    )
+    t, q, pa = pl.col("_t"), pl.col("_q"), pl.col("_pa")
+    # precision at a positive's tie run: positives at or above over rows at or above
+    at_or_above = pa + pl.col("_pk")
+    precision = at_or_above / (at_or_above + pl.col("_ma") + pl.col("_mk"))
+    terms = rows.join(runs, on=[*blk, "_k"], how="left").select(
+        *BLOCK,
+        LABEL,
+        w,
+        score.is_nan().alias("_pr_nan"),
+        pl.when(~positive).then(w * t).alias("t"),
+        pl.when(~positive).then(w * t.cast(pl.Float64) ** 2).alias("tt"),
+        pl.when(positive).then(w * q).alias("q"),
+        pl.when(positive).then(w * q.cast(pl.Float64) ** 2).alias("qq"),
+        pl.when(~positive).then(pl.col("_sa") * w).alias("rs_pos"),
+        # skip empty products so that an infinite score with nothing above gives 0, not NaN
+        pl.when(~positive & (pa > 0)).then(score * (pa * w)).alias("rs_neg"),
+        pl.when(positive).then(precision * w).alias("ap"),
+    )
+    return (
+        terms.group_by(*BLOCK, LABEL)
+        .agg(
+            pl.col("_pr_nan").any(),
+            w.sum().alias("n"),
+            pl.col("t", "q").sum().cast(pl.Int64),
+            pl.col("tt", "qq", "rs_pos", "rs_neg", "ap").sum(),
+        )
+        .collect()
+    )
+
+
+def sample_c1(
+    frame: pl.DataFrame, gid: str, by: list[str], columns: LogColumns, threshold: float
+) -> pl.DataFrame:
+    """``n`` and ``c1`` (the per-sample proportion correct) of a part of a group's samples.
+
+    ``frame`` holds every row of its samples (the engine partitions by a hash of the
+    sample id) with ``gid`` and ``_pr_part`` columns.
+    """
+    parsed, lf = read_classes(frame, by=[gid, PART], columns=columns)
+    within = within_keys(parsed, [gid, PART])
+    usable = lf.filter(USABLE)
+    return c1_table(usable, [gid, PART], columns.sample, threshold, within).collect()
+
+
+def combine_c1(parts: pl.DataFrame) -> pl.DataFrame:
+    """Per group id: samples ``n`` and ``c1`` from the parts of :func:`sample_c1`."""
+    n = pl.col("n").cast(pl.Int64)
+    c1 = (pl.col("c1") * n).sum() / n.sum()
+    return parts.group_by(GID).agg(n.sum().alias("n"), c1.alias("c1"))
+
+
+def assemble(
+    sums: pl.DataFrame,
+    flags: pl.DataFrame,
+    big: pl.DataFrame,
+    by: list[str],
+    c1: pl.DataFrame | None,
+) -> pl.DataFrame:
+    """The per-fold table of the big groups, as :func:`polaroc.evaluate` assembles it.
+
+    ``sums``: per (group id, class, label) the sums of ``_block_sums``; ``flags``:
+    per (group id, class) the row flags; ``big``: by…, ``_pr_gid``; ``c1``: per
+    group id ``n`` and ``c1`` for logs judged per sample (else ``None``).
+    """
+    keys = big.select(*by, GID).lazy()
+    named = sums.lazy().join(keys, on=GID).drop(GID)
+    dirs = directions(named, by).cache()
+    flag_sums = flags.lazy().join(keys, on=GID).with_columns(pl.col("_nan") > 0)
+    counts = threshold_c1(flag_sums.drop(GID), by)
+    if c1 is not None:
+        per_sample = c1.lazy().join(keys, on=GID).drop(GID)
+        counts = counts.drop("n", "c1").join(per_sample, on=by, how="left", nulls_equal=True)
+    delong = (
+        per_class(dirs, by)
+        .group_by(by)
+        .agg(pl.col("var_delong").sqrt().mean().alias("auc_se_delong"))
+    )
+    n = pl.col("n").sort_by(LABEL)
+    sizes = (
+        named.group_by([*by, LABEL])
+        .agg(pl.col("n").max())
+        .group_by(by)
+        .agg(n.last().alias("_n_pos"), n.first().alias("_n_neg"))
+    )
+    two = pl.col("n_classes") == 2
+    hanley_mcneil = hanley_mcneil_se(pl.col("auc"), pl.col("_n_pos"), pl.col("_n_neg"))
+    table = (
+        counts.join(m_table(named, dirs, by), on=by, how="left", nulls_equal=True)
+        .join(sizes, on=by, how="left", nulls_equal=True)
+        .join(delong, on=by, how="left", nulls_equal=True)
+        .join(average_precision_table(named, by), on=by, how="left", nulls_equal=True)
+        .with_columns(
+            pl.col("n", "n_classes").fill_null(0),
+            (1.0 - pl.col("c1")).alias("error"),
+            pl.when(two).then(pl.col("average_precision")).alias("average_precision"),
+            pl.when(two).then(pl.col("auc_se_delong")).alias("auc_se_delong"),
+            pl.when(two).then(hanley_mcneil).alias("auc_se_hanley_mcneil"),
+        )
+    )
+    return table.collect()
