@@ -300,3 +300,25 @@ def test_signed_rank_mirrors_exactly_on_swap(diffs, rope, seed):
     assert mirror["p_a_higher"][0] == pytest.approx(out["p_b_higher"], abs=1e-12)
     assert mirror["p_b_higher"][0] == pytest.approx(out["p_a_higher"], abs=1e-12)
     assert mirror["p_rope"][0] == pytest.approx(out["p_rope"], abs=1e-12)
+
+
+@settings(max_examples=25)
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    cell=st.tuples(st.integers(0, 2), st.integers(0, 9)),
+    value=st.sampled_from([float("nan"), float("inf")]),
+)
+def test_a_nan_or_inf_value_never_becomes_a_finite_probability(seed, cell, value):
+    table = fold_table(np.random.default_rng(seed))
+    model, fold = cell
+    hit = (pl.col("model") == f"m{model}") & (pl.col("fold") == fold)
+    out = pr.bayes_ttest(table.with_columns(auc=pl.when(hit).then(value).otherwise("auc")))
+    for row in out.collect().iter_rows(named=True):
+        touched = f"m{model}" in (row["model_a"], row["model_b"])
+        probabilities = [row[p] for p in PROBS]
+        if touched and math.isnan(value):
+            assert all(math.isnan(p) for p in probabilities)
+        else:
+            assert all(p is None or math.isnan(p) or 0.0 <= p <= 1.0 for p in probabilities)
+        if not touched:
+            assert sum(probabilities) == pytest.approx(1.0)

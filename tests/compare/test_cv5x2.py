@@ -183,3 +183,26 @@ def test_swap_mirrors_t_and_keeps_f(d, shift):
         assert f_swap["f"][0] is None
     else:
         assert f_swap["f"][0] == pytest.approx(f["f"][0], rel=1e-12)
+
+
+@settings(max_examples=25)
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    cell=st.tuples(st.integers(0, 2), st.integers(1, 5), st.integers(0, 1)),
+    value=st.sampled_from([float("nan"), None]),
+)
+def test_a_nan_or_null_never_becomes_a_number_or_a_decision(seed, cell, value):
+    table = five_by_two(np.random.default_rng(seed))
+    model, repeat, fold = cell
+    hit = (pl.col("model") == f"m{model}") & (pl.col("repeat") == repeat) & (pl.col("fold") == fold)
+    holed = table.with_columns(auc=pl.when(hit).then(value).otherwise("auc"))
+    for test, stat in ((pr.paired_ttest_5x2cv, "t"), (pr.combined_ftest_5x2cv, "f")):
+        out = test(holed).collect()
+        for row in out.iter_rows(named=True):
+            touched = f"m{model}" in (row["model_a"], row["model_b"])
+            assert (row["reject"] is None) == touched
+            if touched:
+                for name in (stat, "p_value"):
+                    assert row[name] is None or math.isnan(row[name])
+            else:
+                assert math.isfinite(row[stat])
