@@ -4,8 +4,8 @@ The reference pages (``docs/reference/*.md``) hold one ``::: polaroc.name`` bloc
 name. The lists they make must equal the package's own: ``polaroc.__all__`` (a submodule
 listed there, such as ``distributed``, stands for the names of its ``__all__``), the figures
 of ``polaroc.plot``, the report's tables in ``polaroc.report`` and, once it exists,
-``polaroc.distributed``. A name added to the package
-without a reference block, or a block left behind for a removed name, fails here.
+``polaroc.distributed``. A name added to the package without a reference block, or a block
+left behind for a removed name, fails here.
 """
 
 from __future__ import annotations
@@ -102,6 +102,18 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return out
 
 
+def rendered_sections(site: Path) -> dict[str, str]:
+    """The rendered HTML of each reference entry, from its heading to the next one."""
+    sections = {}
+    for page in (site / "reference").rglob("index.html"):
+        html = page.read_text()
+        heads = [(m.start(), m.group(1)) for m in re.finditer(r'<h2 id="(polaroc[\w.]+)"', html)]
+        ends = [start for start, _ in heads[1:]] + [len(html)]
+        for (start, name), end in zip(heads, ends[: len(heads)], strict=True):
+            sections[name] = html[start:end]
+    return sections
+
+
 def test_every_public_name_has_exactly_one_reference_block():
     blocks = documented()
     repeated = sorted(name for name, n in Counter(blocks).items() if n > 1)
@@ -143,9 +155,18 @@ def test_site_builds_strict_and_renders_every_public_name(site):
     pages = "".join(p.read_text() for p in (site / "reference").rglob("index.html"))
     unrendered = [name for name in public_names() if f'id="{name}"' not in pages]
     assert not unrendered, f"reference blocks that rendered no heading: {unrendered}"
-    # numpy sections became tables and the examples became code
-    assert "doc-section-title" in pages or "Parameters" in pages
-    assert pages.count("&gt;&gt;&gt;") >= len(public_names())
+    # numpy sections became tables and the examples became code, for every documented name
+    sections = rendered_sections(site)
+    no_examples = [
+        name
+        for name in public_names()
+        if not name.startswith("polaroc.report.")  # the report's helpers: not in pr.__all__
+        and 'doc-section-title">Examples:' not in sections[name]
+    ]
+    assert not no_examples, f"reference entries without a rendered Examples section: {no_examples}"
+    assert all(
+        "&gt;&gt;&gt;" in sections[name] for name in public_names() if "Examples:" in sections[name]
+    )
     # Sphinx roles are rewritten by docs/_ext/docstrings.py into links or code
     roles = sorted(set(re.findall(r":(?:func|mod|class|meth|data|attr):`?[\w.~]+", pages)))
     assert not roles, f"docstring roles rendered as text: {roles[:5]}"
