@@ -211,6 +211,7 @@ def _suffix(key: tuple[object, ...]) -> str:
 def _figures(
     rep: Report,
     tables: dict[str, pl.DataFrame],
+    curves: dict[str, pl.DataFrame],
     optional: dict[str, pl.DataFrame | str],
     out: Path,
     metric: str,
@@ -242,8 +243,8 @@ def _figures(
         dun = duncans.get(key)
         if dun is not None and dun.height:
             save(f"duncan{_suffix(key)}", plot.duncan_groups(dun, model=model))
-    if rep.curves:
-        c = {k: _parts(v, rep.by) for k, v in rep.curves.items()}
+    if curves:
+        c = {k: _parts(v, rep.by) for k, v in curves.items()}
         for key, part in c["folds"].items():
             save(
                 f"roc{_suffix(key)}",
@@ -305,7 +306,7 @@ def run_report(log: pl.LazyFrame, args: argparse.Namespace, progress: Progress) 
     frames = progress.run("collecting", lambda: pl.collect_all(plans))
     results = dict(zip(names, frames, strict=True))
     tables = {k: results[k] for k in rep.tables}
-    rep.curves = {k: results[f"curve_{k}"] for k in rep.curves}
+    curves = {k: results[f"curve_{k}"] for k in rep.curves}
     # From the collected per-fold table: nothing is recomputed.
     optional = _collect_optional(
         optional_tables(
@@ -332,7 +333,7 @@ def run_report(log: pl.LazyFrame, args: argparse.Namespace, progress: Progress) 
             notes.append("matplotlib is not installed: no figures (pip install 'polaroc[report]')")
             progress.say(notes[-1])
         else:
-            figures = _figures(rep, tables, optional, out, args.metric)
+            figures = _figures(rep, tables, curves, optional, out, args.metric)
             written += list(figures.values())
     page = _write_page(rep, tables, optional, figures, out, args, notes, progress)
     if page is not None:

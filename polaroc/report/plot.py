@@ -8,13 +8,15 @@ table is collected here, at the end of the pipeline) and returns a
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING
+from types import ModuleType
+from typing import TYPE_CHECKING, cast
 
 import polars as pl
 
 from polaroc._input import FrameLike
 
 if TYPE_CHECKING:
+    from matplotlib.axes import Axes
     from matplotlib.figure import Figure
 
 __all__ = [
@@ -27,11 +29,11 @@ __all__ = [
 ]
 
 
-def _pyplot():
+def _pyplot() -> ModuleType:
     try:
         import matplotlib.pyplot as plt
     except ImportError as exc:  # pragma: no cover - exercised without the extra
-        msg = "plotting needs matplotlib: pip install 'polaroc[plot]'"
+        msg = "plotting needs matplotlib: pip install 'polaroc[report]'"
         raise ImportError(msg) from exc
     return plt
 
@@ -40,7 +42,9 @@ def _frame(table: FrameLike) -> pl.DataFrame:
     return table.collect() if isinstance(table, pl.LazyFrame) else table
 
 
-def _grid(n: int, width: float = 3.6, height: float = 3.4, max_cols: int = 4):
+def _grid(
+    n: int, width: float = 3.6, height: float = 3.4, max_cols: int = 4
+) -> tuple[Figure, list[Axes]]:
     plt = _pyplot()
     cols = min(n, max_cols)
     rows = math.ceil(n / cols)
@@ -172,7 +176,7 @@ def auc_distributions(
     ax.set_title(f"{metric} per fold")
     ax.tick_params(axis="x", rotation=30)
     fig.tight_layout()
-    return fig
+    return cast("Figure", fig)
 
 
 def duncan_groups(duncan: FrameLike, *, model: str = "model") -> Figure:
@@ -225,7 +229,7 @@ def duncan_groups(duncan: FrameLike, *, model: str = "model") -> Figure:
     ax.set_ylabel("mean")
     ax.set_title("Duncan's multiple range test: homogeneous subsets")
     fig.tight_layout()
-    return fig
+    return cast("Figure", fig)
 
 
 def pairwise_heatmap(pairwise: FrameLike, *, model: str = "model", value: str = "a") -> Figure:
@@ -265,7 +269,7 @@ def pairwise_heatmap(pairwise: FrameLike, *, model: str = "model", value: str = 
     index = {c: k for k, c in enumerate(classes)}
     models = sorted(cells[model].unique().to_list(), key=str)
     fig, axes = _grid(len(models), width=3.8, height=3.4)
-    lowest = cells[value].drop_nans().min()
+    lowest = cast("float | None", cells[value].drop_nans().min())
     # Chance (0.5) at the bottom of the scale unless every pair does better.
     vmin = max(0.5, math.floor((lowest if lowest is not None else 0.5) * 20) / 20)
     vmin = min(vmin, 0.95)
@@ -280,7 +284,8 @@ def pairwise_heatmap(pairwise: FrameLike, *, model: str = "model", value: str = 
         ax.set_xticks(range(len(classes)), [str(c) for c in classes], rotation=90)
         ax.set_yticks(range(len(classes)), [str(c) for c in classes])
         ax.set_title(f"{name}: A(i, j)")
-    fig.colorbar(image, ax=axes, shrink=0.8)
+    if image is not None:
+        fig.colorbar(image, ax=axes, shrink=0.8)
     return fig
 
 
@@ -398,7 +403,7 @@ def cd_diagram(
     ax.axis("off")
     ax.set_title(f"critical difference (Nemenyi, α = {alpha:g}, N = {ranks['n_datasets'][0]})")
     fig.tight_layout()
-    return fig
+    return cast("Figure", fig)
 
 
 def pr_folds(

@@ -11,11 +11,13 @@ import inspect
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import polars as pl
 
 from polaroc._input import FrameLike, LogColumns, as_lazy
 from polaroc._log import read_log
+from polaroc._table import Adjust
 from polaroc.compare.paired import paired_ttest, test_agreement
 from polaroc.compare.spread import se_vs_sd
 from polaroc.compare.twoway import anova, duncan, duncan_ranges
@@ -49,6 +51,7 @@ def summary_table(folds: FrameLike, by: Iterable[str], model: str = "model") -> 
     │ b     ┆ 2       ┆ 0.7      ┆ 0.0      ┆ 0.4       ┆ 0.0      ┆ 0.3        ┆ 0.0      │
     └───────┴─────────┴──────────┴──────────┴───────────┴──────────┴────────────┴──────────┘
     """
+    by = list(by)
     keys = [*by, model]
     stats = [pl.len().alias("n_folds")]
     for m in METRICS:
@@ -170,7 +173,7 @@ def optional_tables(
     names = {"model": columns.model, "fold": columns.fold, "dataset": columns.dataset}
     higher = metric != "error"
     plans: dict[str, pl.LazyFrame] = {}
-    wanted: list[tuple[str, dict[str, object]]] = []
+    wanted: list[tuple[str, Mapping[str, object]]] = []
     if columns.dataset in by and n_datasets >= 2:
         across = [b for b in by if b != columns.dataset]
         common = {"by": across, "higher_is_better": higher, "model": columns.model,
@@ -199,7 +202,7 @@ def report_tables(
     metric: str = "auc",
     alpha: float = 0.05,
     threshold: float = 0.5,
-    adjust: str | None = None,
+    adjust: Adjust = None,
     rope: float | None = None,
     columns: LogColumns | None = None,
 ) -> Report:
@@ -228,11 +231,11 @@ def report_tables(
     cols = columns or LogColumns()
     lf = as_lazy(log)
     found = read_log(lf, columns=cols)  # validates names and dtypes before any work
-    names = {
+    names: dict[str, Any] = {
         "model": cols.model, "fold": cols.fold, "class_": cols.class_, "score": cols.score,
         "label": cols.label, "dataset": cols.dataset,
     }  # fmt: skip
-    table_names = {"model": cols.model, "fold": cols.fold, "dataset": cols.dataset}
+    table_names: dict[str, Any] = {"model": cols.model, "fold": cols.fold, "dataset": cols.dataset}
     repeat = getattr(cols, "repeat", "repeat")
     by = [b for b in found.by if b not in (cols.model, cols.fold, repeat)]
     kinds = _kinds(lf, by, found.has_class, cols, repeat)
