@@ -45,6 +45,7 @@ __all__ = [
     "reduce_ranks",
     "sorted_rows",
     "threshold_counts",
+    "weighted_auc_of_sorted",
 ]
 
 _E = pl.element()
@@ -179,6 +180,27 @@ def rank_stats(score: pl.Expr, positive: pl.Expr) -> pl.Expr:
         nan=f("nan").any(),
     )
     return sorted_path.list.concat(counts_path).list.eval(total)
+
+
+def weighted_auc_of_sorted() -> pl.Expr:
+    """Inside ``list.eval`` on ``sorted_rows(score, positive, weight)``: the weighted AUC.
+
+    Each (positive, negative) pair counts w₊·w₋, ties ½ (scikit-learn's
+    ``roc_auc_score(..., sample_weight=w)``): U = Σ over positives of w₊ times the
+    negatives' weight strictly below its tie run plus half the run's, written as the
+    mean of the negatives' running weight before the run and at its end. Null when
+    either class has no weight. Read straight from the sorted rows: measured cheaper
+    than collapsing them into counts at thresholds first.
+    """
+    x, y, w = _E.struct.field("threshold"), _E.struct.field("positive"), _E.struct.field("weight")
+    neg = pl.when(y).then(0.0).otherwise(w)
+    pos = pl.when(y).then(w).otherwise(0.0)
+    running = neg.cum_sum()
+    below = pl.when(x.ne_missing(x.shift(1))).then(running - neg).forward_fill()
+    upto = pl.when(x.ne_missing(x.shift(-1))).then(running).backward_fill()
+    n_pos, n_neg = pos.sum(), neg.sum()
+    u2 = (pos * (below + upto)).sum()  # twice the Mann–Whitney count
+    return pl.when((n_pos > 0) & (n_neg > 0)).then(u2 / (2.0 * n_pos * n_neg))
 
 
 def reduce_ranks(score: pl.Expr, positive: pl.Expr, reduction: pl.Expr) -> pl.Expr:

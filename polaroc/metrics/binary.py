@@ -50,10 +50,9 @@ def _from_ranks(reduction: pl.Expr) -> Callable[[pl.Expr, pl.Expr], pl.Expr]:
 
 
 def _weighted_auc(s: pl.Expr, p: pl.Expr, w: pl.Expr) -> pl.Expr:
-    # Each (positive, negative) pair weighted w₊·w₋, ties ½: the Mann–Whitney count
-    # over the weighted counts at thresholds, divided by W₊·W₋.
-    both = (c.N_POS > 0) & (c.N_NEG > 0)
-    return c.reduce_counts(s, p, pl.when(both).then(c.AUC), w)
+    # Each (positive, negative) pair weighted w₊·w₋, ties ½, over W₊·W₋: read from the
+    # group's rows in score order (the ordering of the counts at thresholds).
+    return c.sorted_rows(s, p, w).list.eval(c.weighted_auc_of_sorted()).list.first()
 
 
 def auc(score: ColumnLike, positive: ColumnLike, *, weight: ColumnLike | None = None) -> pl.Expr:
