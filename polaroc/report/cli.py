@@ -447,7 +447,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             size = sum(f.stat().st_size for f in files) / 2**20
             progress.say(f"scanning {len(files)} file(s), {size:.1f} MiB")
             page = run_report(log, args, progress)
-            print(f"\nreport page: {page}")
+            what = "report page" if page.suffix == ".html" else "report files"
+            print(f"\n{what}: {page}")
             sys.stdout.flush()
     except BrokenPipeError:
         # The reader closed the pipe (| head): the files are written; stop printing

@@ -447,9 +447,11 @@ def pr_folds(
     for ax, name in zip(axes, models, strict=True):
         mine = folds.filter(pl.col(model) == name)
         for part in mine.partition_by(fold, maintain_order=True):
-            part = part.sort("threshold", descending=True, nulls_last=True)
+            part = part.sort("threshold", descending=True, nulls_last=False)  # (0, 1) first
             ax.plot(part["recall"], part["precision"], color="0.75", lw=0.8, drawstyle="steps-pre")
-        pool = pooled.filter(pl.col(model) == name).sort("threshold", descending=True)
+        pool = pooled.filter(pl.col(model) == name).sort(
+            "threshold", descending=True, nulls_last=False
+        )
         ax.plot(
             pool["recall"], pool["precision"], color="black", lw=1.2, ls="--",
             drawstyle="steps-pre", label="pooled",

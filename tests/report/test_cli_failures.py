@@ -149,3 +149,20 @@ def test_page_path_is_the_last_line(tmp_path):
     assert done.returncode == 0, done.stderr
     last = done.stdout.strip().splitlines()[-1]
     assert last == f"report page: {tmp_path / 'out' / 'index.html'}"
+
+
+def test_without_the_report_extra_tables_are_still_written(tmp_path):
+    code = textwrap.dedent(f"""
+        import sys
+        for name in ("great_tables", "matplotlib", "rich"):
+            sys.modules[name] = None  # as if not installed
+        from polaroc.report.cli import main
+        sys.exit(main(["demo", "-o", {str(tmp_path)!r}]))
+    """)
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert "pip install 'polaroc[report]'" in done.stderr
+    assert "Traceback" not in done.stderr
+    assert (tmp_path / "summary.md").exists()
+    assert not (tmp_path / "index.html").exists()
+    assert done.stdout.strip().splitlines()[-1] == f"report files: {tmp_path}"

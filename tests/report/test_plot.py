@@ -6,6 +6,7 @@ import matplotlib
 
 matplotlib.use("Agg")
 
+import numpy as np
 import polars as pl
 import pytest
 
@@ -70,3 +71,25 @@ def test_pairwise_heatmap_is_symmetric():
     image = fig.axes[0].images[0].get_array()
     assert image[0, 1] == image[1, 0] == pytest.approx(0.9)
     assert image[1, 2] == pytest.approx(0.6)
+
+
+def test_pr_folds_draws_each_fold_and_the_pooled_curve(binary_log):
+    from sklearn.metrics import precision_recall_curve
+
+    folds, pooled = pr.pr_curve(binary_log).collect(), pr.pooled_pr_curve(binary_log).collect()
+    fig = plot.pr_folds(folds, pooled)
+    visible = [ax for ax in fig.axes if ax.get_visible()]
+    assert [ax.get_title() for ax in visible] == sorted(folds["model"].unique().to_list())
+    ax = visible[0]  # forest
+    steps = [ln for ln in ax.lines if ln.get_drawstyle() == "steps-pre"]
+    assert len(steps) == 11  # ten folds and the pooled curve
+    dashed = next(ln for ln in steps if ln.get_linestyle() == "--")
+    rows = binary_log.filter(pl.col("model") == "forest").collect()
+    precision, recall, _ = precision_recall_curve(rows["label"] == "malignant", rows["score"])
+    # scikit-learn's points, drawn from recall 0 (its closing point) upwards
+    np.testing.assert_allclose(dashed.get_xdata(), recall[::-1], rtol=1e-12)
+    np.testing.assert_allclose(dashed.get_ydata(), precision[::-1], rtol=1e-12)
+    for line in steps:
+        assert line.get_xdata()[0] == 0.0  # every curve starts at recall 0
+    chance = next(ln for ln in ax.lines if ln.get_linestyle() == ":")
+    assert chance.get_ydata()[0] == pytest.approx((rows["label"] == "malignant").mean())
