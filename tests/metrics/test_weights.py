@@ -499,3 +499,10 @@ def test_pairwise_auc_weighted_against_weighted_pairs(rng):
             expected = weighted_pair_auc(scores[keep, cls], label[keep] == cls, w[keep])
             assert row[a] == pytest.approx(expected, abs=1e-12)
         assert row["n_i"] == pytest.approx(w[label == i].sum())
+
+
+def test_evaluate_weighted_collapsed_ties_equal_rows(rng):
+    df = weighted_log(rng, n=400)
+    a = pr.evaluate(df, weight="w", collapse_ties=True).sort("fold").collect()
+    b = pr.evaluate(df, weight="w", collapse_ties=False).sort("fold").collect()
+    assert_frame_equal(a, b, abs_tol=1e-12, check_dtypes=False)
