@@ -103,3 +103,33 @@ def test_binary_log_with_a_dataset_column_gets_roc_figures(tmp_path):
     page = (tmp_path / "out" / "index.html").read_text()
     for anchor in ("dataset-d1", "dataset-d2", "dataset-d3", "across"):
         assert f'id="{anchor}"' in page
+
+
+def test_five_by_two_design_gets_dietterichs_and_alpaydins_tests(tmp_path):
+    rng = np.random.default_rng(7)
+    parts = []
+    for r in range(5):
+        for m, shift in (("a", 0.5), ("b", 1.0)):
+            for f in range(2):
+                label = rng.random(50) < 0.5
+                score = rng.normal(size=50) + shift * label
+                parts.append(
+                    pl.DataFrame(
+                        {"model": m, "repeat": r, "fold": f, "score": score, "label": label}
+                    )
+                )
+    pl.concat(parts).write_parquet(tmp_path / "log.parquet")
+    done = polaroc("report", str(tmp_path / "log.parquet"), "-o", str(tmp_path / "out"), "-q")
+    assert done.returncode == 0, done.stderr
+    out = tmp_path / "out"
+    folds = pl.read_parquet(out / "folds.parquet")
+    wide = folds.pivot("model", index=["repeat", "fold"], values="auc").sort("repeat", "fold")
+    d = (wide["a"] - wide["b"]).to_numpy().reshape(5, 2)  # d[i, j]: repeat i, fold j
+    s2 = ((d - d.mean(axis=1, keepdims=True)) ** 2).sum(axis=1)
+    t = d[0, 0] / np.sqrt(s2.sum() / 5)  # Dietterich (1998), the contract's formula
+    f = (d**2).sum() / (2 * s2.sum())  # Alpaydın (1999)
+    assert pl.read_parquet(out / "paired_ttest_5x2cv.parquet")["t"].item() == pytest.approx(t)
+    assert pl.read_parquet(out / "combined_ftest_5x2cv.parquet")["f"].item() == pytest.approx(f)
+    page = (out / "index.html").read_text()
+    assert 'id="design"' in page
+    assert "corrected repeated k-fold t" in page
