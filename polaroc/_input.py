@@ -32,7 +32,7 @@ def to_expr(column: ColumnLike, *, argument: str) -> pl.Expr:
         return pl.col(column)
     if isinstance(column, pl.Expr):
         return column
-    msg = (
+    msg = (  # type: ignore[unreachable]  # callers without type checking pass anything
         f"`{argument}` must be a column name or a Polars expression, "
         f"got {type(column).__name__}: {column!r}"
     )
@@ -284,7 +284,7 @@ def as_lazy(frame: FrameLike, *, argument: str = "log") -> pl.LazyFrame:
         return frame
     if isinstance(frame, pl.DataFrame):
         return frame.lazy()
-    msg = (
+    msg = (  # type: ignore[unreachable]  # callers without type checking pass anything
         f"`{argument}` must be a polars DataFrame or LazyFrame, got {type(frame).__name__}; "
         "wrap it with pl.DataFrame(...) or read it with pl.scan_parquet(...)."
     )
@@ -300,7 +300,7 @@ def as_names(by: str | Iterable[str] | None) -> list[str]:
     names = list(by)
     for name in names:
         if not isinstance(name, str):
-            msg = f"`by` must hold column names, got {type(name).__name__}: {name!r}"
+            msg = f"`by` must hold column names, got {type(name).__name__}: {name!r}"  # type: ignore[unreachable]  # untyped callers
             raise TypeError(msg)
     return names
 

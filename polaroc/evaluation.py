@@ -65,9 +65,11 @@ def _heavily_tied(log: FrameLike, score: str) -> bool:
     """Whether an in-memory log's scores look heavily tied (a cheap sample, no plan run)."""
     if not isinstance(log, pl.DataFrame) or log.height < 1000:
         return False
-    return log.select(
-        heavily_tied(pl.col(score), sample=_LOG_SAMPLE, share=_LOG_SHARE, per_value=_LOG_RUN)
-    ).item()
+    return bool(
+        log.select(
+            heavily_tied(pl.col(score), sample=_LOG_SAMPLE, share=_LOG_SHARE, per_value=_LOG_RUN)
+        ).item()
+    )
 
 
 def _two_class_se(sums: pl.LazyFrame, dirs: pl.LazyFrame, by: list[str]) -> pl.LazyFrame:

@@ -473,8 +473,9 @@ def test_one_class_group_with_nan_is_null_everywhere(mode):
         pr.sauc_parts("score", "label"),
         pr.auc_se("score", "label"),
         pr.auc_se("score", "label", method="hanley_mcneil").alias("hm"),
+        pr.partial_auc("score", "label", max_fpr=0.5),
     )
-    assert run_query(df, exprs, mode).row(0) == (None,) * 6
+    assert run_query(df, exprs, mode).row(0) == (None,) * 7
     log = df.with_columns(model=pl.lit("m"), fold=0)
     e = run_query(log, lambda f: pr.evaluate(f), mode)
     assert e["auc"].item() is None
@@ -559,3 +560,22 @@ def test_repeat_in_every_per_group_table():
     assert per_repeat["n_folds"].to_list() == [2, 2]
     boot = pr.bootstrap(binary, n_boot=10).collect()
     assert boot.select("repeat", "fold").unique().height == 4
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_null_keys_are_groups_of_their_own(mode):
+    log = pl.DataFrame(
+        {
+            "model": ["a", "a", None, None, "a", "a", "a"],
+            "fold": [0, 0, 0, 0, None, None, None],
+            "sample": [0, 1, 0, 1, 0, 1, 2],
+            "score": [0.1, 0.9, 0.2, 0.8, 0.3, 0.7, 0.5],
+            "label": [0, 1, 0, 1, 1, 0, 1],
+        }
+    )
+    out = run_query(log, lambda f: pr.evaluate(f), mode)
+    assert out.height == 3
+    for (model, fold), part in log.group_by("model", "fold"):
+        row = out.filter(pl.col("model").eq_missing(model) & pl.col("fold").eq_missing(fold))
+        assert row["n"].item() == part.height
+        assert row["auc"].item() == roc_auc_score(part["label"], part["score"])

@@ -450,7 +450,7 @@ def partial_auc(
         min_area, max_area = (hi**2 - lo**2) / 2.0, hi - lo
         return 0.5 * (1.0 + (area - min_area) / (max_area - min_area))
 
-    return binary_expr(score, positive, build, name="partial_auc")
+    return binary_expr(score, positive, build, name="partial_auc", two_classes=True)
 
 
 def _as_rate(expr: pl.Expr, dtype: pl.DataType, argument: str) -> pl.Expr:

@@ -104,7 +104,9 @@ def resample(
     )
 
 
-def _long(table: pl.LazyFrame, index: list[str], metrics: Sequence[str], value: str):
+def _long(
+    table: pl.LazyFrame, index: list[str], metrics: Sequence[str], value: str
+) -> pl.LazyFrame:
     values = [pl.col(m).cast(pl.Float64) for m in metrics]
     return table.select(*index, *values).unpivot(
         on=list(metrics), index=index, variable_name="metric", value_name=value
@@ -218,17 +220,19 @@ def bootstrap(
         )
         raise ValueError(msg)
     if statistic is None:
-        names = {"model": model, "fold": fold, "class_": class_, "score": score}
 
         def statistic(frame: pl.LazyFrame, groups: list[str]) -> pl.LazyFrame:
             return evaluate(
                 frame,
                 by=groups,
                 threshold=threshold,
+                model=model,
+                fold=fold,
+                class_=class_,
+                score=score,
                 label=label,
                 sample=sample,
                 dataset=dataset,
-                **names,
             )
 
     frame = as_lazy(log)

@@ -178,7 +178,9 @@ def sauc_parts(
             mean_neg=_mean(c.NEG, c.N_NEG),
         )
     )
-    nan = pl.struct(**{f: pl.lit(NAN) for f in ("r_pos", "r_neg", "sauc", "mean_pos", "mean_neg")})
+    nan = pl.struct(
+        [pl.lit(NAN).alias(f) for f in ("r_pos", "r_neg", "sauc", "mean_pos", "mean_neg")]
+    )
     return binary_expr(
         score,
         positive,

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from pathlib import Path
+from typing import Literal
 
 import polars as pl
 
@@ -24,6 +25,7 @@ from polaroc.io import scan_logs
 __all__ = ["evaluate_in_batches", "plan_batches"]
 
 Table = Callable[[pl.LazyFrame], pl.LazyFrame | pl.DataFrame]
+Engine = Literal["streaming", "in-memory"]
 
 _ROWS = "_pr_rows"
 _BATCH = "batch"
@@ -103,7 +105,7 @@ def _select_groups(frame: pl.LazyFrame, keys: pl.DataFrame) -> pl.LazyFrame:
     )
 
 
-def _run(result: pl.LazyFrame | pl.DataFrame, engine: str) -> pl.DataFrame:
+def _run(result: pl.LazyFrame | pl.DataFrame, engine: Engine) -> pl.DataFrame:
     return result.collect(engine=engine) if isinstance(result, pl.LazyFrame) else result
 
 
@@ -113,7 +115,7 @@ def evaluate_in_batches(
     *,
     by: str | Iterable[str] | None = None,
     max_rows: int = 10_000_000,
-    engine: str = "streaming",
+    engine: Engine = "streaming",
     model: str = "model",
     fold: str = "fold",
     class_: str = "class",
@@ -200,9 +202,21 @@ def evaluate_in_batches(
     columns = LogColumns(model=model, fold=fold, dataset=dataset, repeat=repeat)
     keys = default_by(schema, columns) if by is None else as_names(by)
     if table is None:
-        names = {"class_": class_, "score": score, "label": label, "sample": sample}
-        names |= {"model": model, "fold": fold, "dataset": dataset, "repeat": repeat}
-        table = lambda part: evaluate(part, by=keys, **names)  # noqa: E731
+
+        def table(part: pl.LazyFrame) -> pl.LazyFrame:
+            return evaluate(
+                part,
+                by=keys,
+                model=model,
+                fold=fold,
+                class_=class_,
+                score=score,
+                label=label,
+                sample=sample,
+                dataset=dataset,
+                repeat=repeat,
+            )
+
     if not keys:  # by=(): one group, one batch
         return _run(table(frame), engine)
     plan = plan_batches(frame, by=keys, max_rows=max_rows).collect(engine=engine)
