@@ -289,7 +289,7 @@ def pairwise_heatmap(pairwise: FrameLike, *, model: str = "model", value: str = 
     return fig
 
 
-def cd_cliques(ranks: list[float], cd: float) -> list[tuple[int, int]]:
+def _cd_cliques(ranks: list[float], cd: float) -> list[tuple[int, int]]:
     """Maximal runs ``(first, last)`` of rank-sorted models whose mean ranks differ by < ``cd``.
 
     Models sorted by mean rank; a clique is an interval the Nemenyi test does not split
@@ -371,7 +371,7 @@ def cd_diagram(
     means = ranks["mean_rank"].to_list()
     cd = float(ranks["cd"][0])
     k = len(names)
-    cliques = cd_cliques(means, cd)
+    cliques = _cd_cliques(means, cd)
     half = math.ceil(k / 2)
     fig, ax = plt.subplots(figsize=(7.0, 1.6 + 0.3 * max(half, len(cliques))))
     ax.set_xlim(0.5, k + 0.5)
