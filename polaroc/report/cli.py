@@ -333,7 +333,10 @@ def run_report(log: pl.LazyFrame, args: argparse.Namespace, progress: Progress) 
             notes.append("matplotlib is not installed: no figures (pip install 'polaroc[report]')")
             progress.say(notes[-1])
         else:
-            figures = _figures(rep, tables, curves, optional, out, args.metric)
+            figures = progress.run(
+                "drawing figures",
+                lambda: _figures(rep, tables, curves, optional, out, args.metric),
+            )
             written += list(figures.values())
     page = _write_page(rep, tables, optional, figures, out, args, notes, progress)
     if page is not None:
