@@ -133,4 +133,8 @@ def scan_logs(
     """
     flat = [q for p in paths for q in ([p] if isinstance(p, str | Path) else p)]
     files = find_log_files(str(p) for p in flat)
+    if hive_partitioning is None and any(Path(p).is_dir() for p in flat):
+        # a folder's key=value names are columns; Polars guesses that for a folder, but
+        # not for the list of its files given here
+        hive_partitioning = True
     return pl.scan_parquet(files, hive_partitioning=hive_partitioning)

@@ -71,6 +71,15 @@ def _hive_values(path: str, root: str, keys: list[str]) -> dict[str, str | None]
     return values
 
 
+def _paths(source: object) -> list[str] | None:
+    """``source`` as a list of paths, or ``None`` when it is not a path or a list of them."""
+    if isinstance(source, str | Path):
+        return [str(source)]
+    if isinstance(source, list | tuple) and all(isinstance(p, str | Path) for p in source):
+        return [str(p) for p in source]
+    return None
+
+
 class _Source:
     """The log as the engine reads it, with the log's schema as Polars reads it."""
 
@@ -82,25 +91,33 @@ class _Source:
             self.data: Any = source
             self.schema = engine.schema(source)
             return
-        if not isinstance(source, str | Path):
+        paths = _paths(source)
+        if paths is None:
             msg = (
                 "source must be a Parquet path, glob or hive folder, a ray.data.Dataset or a "
                 f"pyspark.sql.DataFrame; got {type(source).__name__}"
             )
             raise TypeError(msg)
-        self.schema = scan_logs(source).collect_schema()  # the one-machine checks and dtypes
-        self.files = [str(f) for f in find_log_files([str(source)])]
+        self.schema = scan_logs(paths).collect_schema()  # the one-machine checks and dtypes
+        self.files = [str(f) for f in find_log_files(paths)]
         own = pl.read_parquet_schema(self.files[0])
         self.hive = [c for c in self.schema if c not in own]
         self.root = os.path.commonpath([os.path.dirname(f) for f in self.files])
-        if self.hive and os.path.isdir(source):
-            self.root = str(source)
+        if self.hive and len(paths) == 1 and os.path.isdir(paths[0]):
+            self.root = paths[0]
+        self.read_files = _FileReader(self.root, self.hive, self.schema)
         self.data = engine.read(
             self.files, self.root if self.hive else None, self.read_files, self.schema
         )
 
-    def read_files(self, files: list[str]) -> pl.DataFrame:
-        """The rows of ``files`` with their hive columns, in the log's dtypes (Polars)."""
+
+class _FileReader:
+    """Reads files with their hive columns in the log's dtypes (Polars); sent to workers."""
+
+    def __init__(self, root: str, hive: list[str], schema: pl.Schema) -> None:
+        self.root, self.hive, self.schema = root, hive, schema
+
+    def __call__(self, files: list[str]) -> pl.DataFrame:
         parts = []
         for f in files:
             values = _hive_values(f, self.root, self.hive)
@@ -124,9 +141,10 @@ def _per_group(
     whole = bool(source.hive) and set(source.hive) <= set(keys)
     if whole and data is source.data:
         groups = file_groups(source.files)
+        read = source.read_files  # not ``source``: it holds the engine's session
 
         def per_files(files: list[str]) -> pl.DataFrame:
-            return fn(source.read_files(files))
+            return fn(read(files))
 
         return engine.collect(engine.per_file_group(groups, per_files, out), out)
     return engine.collect(engine.map_groups(data, keys, fn, out), out)
@@ -350,7 +368,7 @@ def evaluate(
     Parameters
     ----------
     source
-        A Parquet file, glob or hive-partitioned folder (read as
+        A Parquet file, glob or hive-partitioned folder, or a list of them (read as
         :func:`polaroc.scan_logs` reads it: the same errors for paths that match
         nothing, and the same dtypes — hive keys come back in the log's dtypes,
         whatever the engine made of them), or the engine's own data: a
@@ -427,8 +445,9 @@ def evaluate(
     if max_group_rows is not None and max_group_rows < 1:
         msg = f"max_group_rows must be a positive number of rows, got {max_group_rows!r}"
         raise ValueError(msg)
-    if isinstance(source, str | Path):  # the one-machine errors, before an engine starts
-        _table_schema(scan_logs(source).collect_schema(), columns, by, table, threshold)
+    paths = _paths(source)
+    if paths is not None:  # the one-machine errors, before an engine starts
+        _table_schema(scan_logs(paths).collect_schema(), columns, by, table, threshold)
     runner = make_engine(engine, partitions)
     src = _Source(runner, source)
     schema = src.schema
