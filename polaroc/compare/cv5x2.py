@@ -81,7 +81,7 @@ def _five_by_two(
     )
     dd = pl.col("_pr_d")
     per_repeat = pairs.group_by([*keys, ft.repeat]).agg(
-        _pr_first=dd.sort_by(ft.fold).first(),
+        _pr_first=dd.get(pl.col(ft.fold).arg_min()),
         _pr_s2=(dd - dd.mean()).pow(2).sum(),
         _pr_d2=dd.pow(2).sum(),
         _pr_n=dd.count(),
@@ -89,7 +89,7 @@ def _five_by_two(
         _pr_nan=dd.is_nan().any(),
     )
     stats = per_repeat.group_by(keys).agg(
-        _pr_d11=pl.col("_pr_first").sort_by(ft.repeat).first(),
+        _pr_d11=pl.col("_pr_first").get(pl.col(ft.repeat).arg_min()),
         _pr_s2=pl.col("_pr_s2").sum(),
         _pr_d2=pl.col("_pr_d2").sum(),
         _pr_complete=pl.col("_pr_n").sum() == _REPEATS * _FOLDS,
