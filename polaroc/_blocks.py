@@ -274,6 +274,43 @@ def blocks(frame: pl.LazyFrame, by: list[str]) -> pl.LazyFrame:
     return block_tables(frame, by)[1]
 
 
+def keyed_blocks(
+    frame: pl.LazyFrame, parsed: Log, by: list[str], *, weighted: bool = False
+) -> tuple[pl.LazyFrame, pl.LazyFrame | None]:
+    """The ``sums`` of :func:`block_tables`, and per group its repeated keys.
+
+    For a log with a sample column, the ordering's own per-block aggregation also
+    counts the block's most repeated (dataset, model, repeat, fold, sample) key
+    (:func:`duplicate_rows`); the second table has by…, ``_pr_dup``, ``_pr_dup_key``
+    per group, for :func:`unique_keys`. ``None`` without a sample column.
+    """
+    sample = parsed.columns.sample
+    if not parsed.has(sample):
+        return block_tables(frame, by, weighted=weighted)[1], None
+    extra = duplicate_rows(within_keys(parsed, by), sample)
+    keys, sums = block_tables(frame, by, extra, weighted=weighted)
+    top = pl.col(_TOP).struct.field
+    repeated = top("_pr_n") > 1
+    dups = keys.group_by(by).agg(
+        repeated.sum().cast(pl.Int64).alias(DUP),
+        top(DUP_KEY).filter(repeated).sort().first(),
+    )
+    return sums, dups
+
+
+def checked_keys(
+    table: pl.LazyFrame, dups: pl.LazyFrame | None, parsed: Log, by: list[str]
+) -> pl.LazyFrame:
+    """``table`` (rows per group of ``by``, never empty: use ``Log.groups``), or a repeat.
+
+    Fails as :func:`unique_keys` if :func:`keyed_blocks` found a repeated key.
+    """
+    if dups is None:
+        return table
+    joined = table.join(dups, on=by, how="left", nulls_equal=True)
+    return unique_keys(joined, by, within_keys(parsed, by), parsed.columns.sample)
+
+
 def directions(sums: pl.LazyFrame, by: list[str]) -> pl.LazyFrame:
     """One row per group, class i and label j ≠ i present in the class-i block.
 

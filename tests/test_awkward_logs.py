@@ -310,7 +310,7 @@ def _cv_log(repeats: int, *, seed: int = 0) -> pl.DataFrame:
 @pytest.mark.parametrize("mode", MODES)
 def test_repeated_cv_without_repeat_column_raises(mode):
     log = _cv_log(2).drop("repeat")
-    for table in (pr.evaluate, pr.proportion_correct):
+    for table in (pr.evaluate, pr.proportion_correct, pr.multiclass_auc, pr.pairwise_auc):
         with pytest.raises(ValueError, match=r"repeat") as info:
             run_query(log, lambda f, t=table: t(f), mode)
         first = str(info.value).splitlines()[0]
@@ -356,11 +356,12 @@ def test_duplicate_key_error_fires_exactly_when_a_key_repeats(data, n, duplicate
     if duplicate:
         i = data.draw(st.integers(0, log.height - 1))
         log = pl.concat([log, log.slice(i, 1)])
-    if duplicate:
-        with pytest.raises(ValueError, match="keys must be unique"):
-            pr.evaluate(log).collect()
-    else:
-        assert pr.evaluate(log).collect().height == 2
+    for table in (pr.evaluate, pr.multiclass_auc):
+        if duplicate:
+            with pytest.raises(ValueError, match="keys must be unique"):
+                table(log).collect()
+        else:
+            assert table(log).collect().height == 2
 
 
 # ------------------------------------------------------------ huge offsets

@@ -47,10 +47,11 @@ from polaroc._blocks import (
     CLASS,
     FLAG_COUNTS,
     USABLE,
-    block_tables,
     c1_table,
     c2_table,
+    checked_keys,
     directions,
+    keyed_blocks,
     log_columns,
     m_table,
     one_vs_rest,
@@ -164,9 +165,9 @@ def pairwise_auc(
     columns = log_columns(model=model, fold=fold, class_=class_, score=score, label=label)
     columns = columns.with_names(dataset=dataset, repeat=repeat)
     parsed, frame = read_classes(log, by=by, columns=columns, weight=weight)
-    sums = block_tables(frame, parsed.by, weighted=weight is not None)[1]
-    dirs = directions(sums, parsed.by)
-    table = pairs(dirs, parsed.by)
+    by_ = parsed.groups
+    sums, dups = keyed_blocks(frame, parsed, by_, weighted=weight is not None)
+    table = checked_keys(pairs(directions(sums, by_), by_), dups, parsed, by_)
     return table.select(
         *parsed.by,
         "class_i",
@@ -269,13 +270,14 @@ def multiclass_auc(
     columns = columns.with_names(dataset=dataset, repeat=repeat)
     parsed, frame = read_classes(log, by=by, columns=columns, weight=weight)
     by_ = parsed.groups
-    sums = block_tables(frame, by_, weighted=weight is not None)[1].cache()
+    sums, dups = keyed_blocks(frame, parsed, by_, weighted=weight is not None)
+    sums = sums.cache()
     dirs = directions(sums, by_)
     table = m_table(sums, dirs, by_).join(
         one_vs_rest(dirs, by_), on=by_, how="left", nulls_equal=True
     )
     metrics = ("n_classes", "auc", "sauc", "auc_ovr_macro", "auc_ovr_weighted")
-    return table.select(*parsed.by, *metrics)
+    return checked_keys(table, dups, parsed, by_).select(*parsed.by, *metrics)
 
 
 def proportion_correct(
