@@ -10,7 +10,9 @@ against ``pr.auc`` alone), ``multiclass`` (Hand & Till's M against scikit-learn'
 ovo loop), ``tables`` (paired t, ANOVA and Duncan on 50 models × 10 folds) and
 ``scale`` (peak memory of a hive-partitioned Parquet log, one query against
 batches) and ``weights`` (weighted AUC and average precision against ``pr.auc`` and
-scikit-learn's ``sample_weight``). Every method is checked to agree on every group
+scikit-learn's ``sample_weight``) and ``repeated`` (corrected t, Bayesian t, 5×2 cv t
+and F on all pairs of 100 models against a scipy/baycomp loop; the Bayesian
+signed-rank test against baycomp's). Every method is checked to agree on every group
 (1e-9) before it is timed.
 Generated logs go to ``benchmarks/_data/`` (git-ignored) and are deleted afterwards.
 """
@@ -25,13 +27,14 @@ from benchmarks import (
     bench_binary,
     bench_evaluate,
     bench_multiclass,
+    bench_repeated,
     bench_scale,
     bench_tables,
     bench_weights,
 )
 from benchmarks.common import machine
 
-SECTIONS = ("binary", "evaluate", "multiclass", "tables", "scale", "weights")
+SECTIONS = ("binary", "evaluate", "multiclass", "tables", "scale", "weights", "repeated")
 
 
 def sizes(text: str) -> list[int]:
@@ -97,6 +100,9 @@ def main() -> None:
             weight_rows = binary_rows[min(1, len(binary_rows) - 1)]
             for distinct in (None, args.ties):
                 emit(bench_weights.run(weight_rows, repeat, distinct))
+        elif section == "repeated":  # 4,950 pairs; the baycomp signed-rank loop on 10 of them
+            models, samples = (20, 5_000) if quick else (100, 50_000)
+            emit(bench_repeated.run(models, repeat, samples, 3 if quick else 10))
 
 
 if __name__ == "__main__":
