@@ -110,6 +110,28 @@ def bucket_totals(counts: pl.DataFrame) -> pl.DataFrame:
     )
 
 
+# 2U and the placement sums are Int64: exact while 2·n₊·n₋ (their bound) stays below 2⁶³
+_INT64_PAIRS = 2.0**62
+
+
+def check_range(totals: pl.DataFrame) -> None:
+    """Raise if a block's pair count could overflow the 64-bit sums (never wrap silently)."""
+    positive = pl.col(LABEL) == pl.col(CLASS)
+    w = pl.col(W).cast(pl.Float64)
+    pairs = (
+        totals.filter(pl.col(LABEL).is_not_null() & pl.col(CLASS).is_not_null())
+        .group_by(*BLOCK)
+        .agg((w.filter(positive).sum() * w.filter(~positive).sum()).alias("_pairs"))
+    )
+    largest = pairs["_pairs"].max()
+    if isinstance(largest, float) and largest >= _INT64_PAIRS:
+        msg = (
+            f"a group holds {largest:.3g} (positive, negative) pairs: more than the 64-bit "
+            "counts of the exact AUC hold (4.6e18); split it with a finer by="
+        )
+        raise ValueError(msg)
+
+
 def offsets(totals: pl.DataFrame) -> pl.DataFrame:
     """Per (group id, class, bucket): positives and negatives below and above.
 

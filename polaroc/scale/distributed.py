@@ -209,6 +209,7 @@ def _big_table(
     totals = engine.collect(engine.map_batches(counts, totals_of, totals_out), totals_out)
     totals = totals.group_by(blk).agg(pl.all().sum())
     flags = totals.group_by(big_groups.BLOCK).agg(pl.col(*big_groups.FLAGS).sum())
+    big_groups.check_range(totals)
     offsets = (
         big_groups.offsets(totals)
         .with_row_index(big_groups.PART)

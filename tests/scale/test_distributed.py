@@ -345,3 +345,16 @@ def test_max_group_rows_needs_the_default_table(tmp_path: object) -> None:
 
 def test_reachable_as_pr_distributed() -> None:
     assert pr.distributed.evaluate is distributed.evaluate
+
+
+def test_pair_counts_past_64_bits_raise() -> None:
+    """A group whose 2·n₊·n₋ could pass 2⁶³ raises instead of wrapping (the totals table)."""
+    from polaroc._blocks import CLASS, LABEL
+    from polaroc.scale import _big_groups as big
+
+    totals = pl.DataFrame(
+        {big.GID: [0, 0], CLASS: [True, True], LABEL: [True, False], big.W: [3 * 10**9] * 2}
+    )
+    with pytest.raises(ValueError, match="64-bit"):
+        big.check_range(totals)
+    big.check_range(totals.with_columns(pl.lit(2 * 10**9).alias(big.W)))  # 4e18: still exact
