@@ -322,3 +322,16 @@ def test_a_nan_or_inf_value_never_becomes_a_finite_probability(seed, cell, value
             assert all(p is None or math.isnan(p) or 0.0 <= p <= 1.0 for p in probabilities)
         if not touched:
             assert sum(probabilities) == pytest.approx(1.0)
+
+
+def test_signed_rank_pairs_of_different_sizes_share_one_draw(rng):
+    # groups with 4 and 12 data sets: the shorter pairs are padded with zero weight
+    small = across_table(rng, models=2, datasets=4).with_columns(task=pl.lit("small"))
+    large = across_table(rng, models=2, datasets=12).with_columns(task=pl.lit("large"))
+    out = pr.bayes_signed_rank(pl.concat([small, large]), by="task", seed=5).collect()
+    assert out["n"].to_list() == [12, 4]  # sorted by task: "large" first
+    for row, part in zip(out.iter_rows(named=True), (large, small), strict=True):
+        x = part.filter(model="m0").sort("dataset")["auc"].to_numpy()
+        y = part.filter(model="m1").sort("dataset")["auc"].to_numpy()
+        expected = baycomp.SignedRankTest.probs(x, y, 0.01, nsamples=20000, random_state=6)
+        np.testing.assert_allclose([row[p] for p in PROBS], expected, atol=0.02)
