@@ -227,6 +227,7 @@ def duncan_groups(duncan: FrameLike, *, model: str = "model") -> Figure:
         ax.annotate(g, (i, m), textcoords="offset points", xytext=(0, 7), ha="center")
     ax.set_xticks(list(x), names, rotation=30)
     ax.set_ylabel("mean")
+    ax.margins(y=0.12)  # room for the letters above the highest mean
     ax.set_title("Duncan's multiple range test: homogeneous subsets")
     fig.tight_layout()
     return cast("Figure", fig)
