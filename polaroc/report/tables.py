@@ -29,10 +29,13 @@ from polaroc.metrics.multiclass import pairwise_auc
 __all__ = ["Report", "report_tables", "summary_table", "to_markdown", "write_report"]
 
 METRICS = ("auc", "sauc", "error")
+OPTIONAL_METRICS = ("average_precision",)  # summarised when the per-fold table has them
 
 
 def summary_table(folds: FrameLike, by: Iterable[str], model: str = "model") -> pl.LazyFrame:
     """Per model (within ``by``): folds and mean ± sd of AUC (M), sAUC and error over folds.
+
+    A per-fold table with an ``average_precision`` column (binary logs) adds its mean ± sd.
 
     Examples
     --------
@@ -53,12 +56,13 @@ def summary_table(folds: FrameLike, by: Iterable[str], model: str = "model") -> 
     """
     by = list(by)
     keys = [*by, model]
+    frame = as_lazy(folds, argument="folds")
+    names = frame.collect_schema().names()
     stats = [pl.len().alias("n_folds")]
-    for m in METRICS:
+    for m in (*METRICS, *(m for m in OPTIONAL_METRICS if m in names)):
         stats += [pl.col(m).mean().alias(f"{m}_mean"), pl.col(m).std().alias(f"{m}_sd")]
     return (
-        as_lazy(folds, argument="folds")
-        .group_by(keys)
+        frame.group_by(keys)
         .agg(stats)
         .sort([*by, "auc_mean", model], descending=[False] * len(by) + [True, False])
     )
