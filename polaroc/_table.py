@@ -416,3 +416,22 @@ def read_fold_table(
     frame = frame.select(*group, model, *blocks, value.alias(VALUE))
     frame = checked(table, frame, by=group, model=model, fold=fold, min_folds=min_folds, repeat=rep)
     return FoldTable(frame=frame, by=group, model=model, fold=fold, metric=name, repeat=rep)
+
+
+def pair_differences(ft: FoldTable) -> pl.LazyFrame:
+    """Every unordered model pair with its per-block differences ``a − b`` (blocks: (repeat,) fold).
+
+    The one pairing of models that the paired t, the 5×2 cv and the Bayesian t tests read.
+
+    One row per (by…, ``model_a`` < ``model_b``, [repeat,] fold) where both values
+    are non-null, with the values ``_pr_a``, ``_pr_b``, their difference ``_pr_diff``
+    and ``_pr_folds``, the number of distinct folds (of one repeat) in the by group.
+    """
+    folds = over(pl.col(ft.fold).n_unique(), ft.by).cast(pl.Int64).alias("_pr_folds")
+    left = ft.frame.rename({ft.model: "model_a", VALUE: "_pr_a"}).with_columns(folds)
+    right = ft.frame.rename({ft.model: "model_b", VALUE: "_pr_b"})
+    on = [*ft.by, *ft.blocks]
+    pairs = left.join(right, on=on).filter(pl.col("model_a") < pl.col("model_b"))
+    diff = (pl.col("_pr_a") - pl.col("_pr_b")).alias("_pr_diff")
+    columns = [*ft.by, "model_a", "model_b", *ft.blocks, "_pr_folds", "_pr_a", "_pr_b", diff]
+    return pairs.select(columns).drop_nulls("_pr_diff")

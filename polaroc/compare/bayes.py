@@ -23,9 +23,8 @@ from polaroc._table import (
     DIGITS,
     ROUNDING,
     VALUE,
-    FoldTable,
     negligible,
-    over,
+    pair_differences,
     poisoned,
     read_fold_table,
 )
@@ -41,23 +40,6 @@ def _check_rope(rope: float) -> None:
     if not rope >= 0:
         msg = f"rope must be a half-width >= 0 of the region of practical equivalence, got {rope!r}"
         raise ValueError(msg)
-
-
-def _differences(ft: FoldTable) -> pl.LazyFrame:
-    """Every unordered model pair's block differences a − b (blocks: (repeat,) fold).
-
-    One row per (by…, ``model_a`` < ``model_b``, block) where both values are
-    non-null: ``_pr_a``, ``_pr_b``, ``_pr_d`` = a − b, and ``_pr_folds``, the
-    number of distinct folds (of one repeat) in the by group.
-    """
-    folds = over(pl.col(ft.fold).n_unique(), ft.by).cast(pl.Int64).alias("_pr_folds")
-    left = ft.frame.rename({ft.model: "model_a", VALUE: "_pr_a"}).with_columns(folds)
-    right = ft.frame.rename({ft.model: "model_b", VALUE: "_pr_b"})
-    pairs = left.join(right, on=[*ft.by, *ft.blocks])
-    pairs = pairs.filter(pl.col("model_a") < pl.col("model_b"))
-    d = (pl.col("_pr_a") - pl.col("_pr_b")).alias("_pr_d")
-    columns = [*ft.by, "model_a", "model_b", *ft.blocks, "_pr_folds", "_pr_a", "_pr_b", d]
-    return pairs.select(columns).drop_nulls("_pr_d")
 
 
 # ------------------------------------------------------------------ correlated t
@@ -159,11 +141,11 @@ def bayes_ttest(
         table, metric=metric, by=by, model=model, fold=fold, dataset=dataset, repeat=repeat
     )
     keys = [*ft.by, "model_a", "model_b"]
-    d = pl.col("_pr_d")
+    d = pl.col("_pr_diff")
     scale = pl.max_horizontal(pl.col("_pr_a").abs().max(), pl.col("_pr_b").abs().max())
     n = d.count().cast(pl.Int64)
     stats = (
-        _differences(ft)
+        pair_differences(ft)
         .group_by(keys)
         .agg(
             n=n,
@@ -331,20 +313,20 @@ def bayes_signed_rank(
     # Differences equal to 12 digits are equal, and zero within 1e-12 of the means.
     tiny = negligible(a - b, pl.max_horizontal(a.abs(), b.abs())).fill_null(value=False)
     d = pl.when(tiny).then(0.0).otherwise((a - b).round_sig_figs(DIGITS))
-    pairs = pairs.select(*keys, ft.fold, d.alias("_pr_d")).drop_nulls("_pr_d")
-    dd = pl.col("_pr_d")
+    pairs = pairs.select(*keys, ft.fold, d.alias("_pr_diff")).drop_nulls("_pr_diff")
+    dd = pl.col("_pr_diff")
     stats = pairs.group_by(keys).agg(
         n=dd.count().cast(pl.Int64),
-        _pr_d=dd.sort_by(ft.fold),
+        _pr_diff=dd.sort_by(ft.fold),
         _pr_nan=dd.is_nan().any(),
     )
-    stats = stats.with_columns(mean_diff=pl.col("_pr_d").list.mean())  # in data-set order
+    stats = stats.with_columns(mean_diff=pl.col("_pr_diff").list.mean())  # in data-set order
 
     def sample(s: pl.Series) -> pl.Series:
         return _signed_rank_shares(s, rope, prior, n_samples, seed)
 
     # Sorted, then one batch of every pair: the draw is reproducible for a seed.
-    shares = pl.col("_pr_d").map_batches(
+    shares = pl.col("_pr_diff").map_batches(
         sample, return_dtype=pl.Struct(dict.fromkeys(_PROBABILITIES, pl.Float64))
     )
     out = (

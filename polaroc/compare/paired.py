@@ -20,15 +20,13 @@ import polars as pl
 from polaroc._dist import t_ppf, t_sf
 from polaroc._input import ColumnLike, FrameLike
 from polaroc._table import (
-    VALUE,
     Adjust,
-    FoldTable,
     adjust_p,
     check_adjust,
     check_alpha,
     decision,
     negligible,
-    over,
+    pair_differences,
     poisoned,
     read_fold_table,
     with_adjusted,
@@ -38,23 +36,6 @@ __all__ = ["paired_ttest", "test_agreement"]
 
 PairwiseTest = Callable[..., pl.LazyFrame]
 """A frequentist pairwise table: ``(table, metric, *, by, alpha, model, …) -> LazyFrame``."""
-
-
-def _fold_differences(ft: FoldTable) -> pl.LazyFrame:
-    """Every unordered model pair with its per-fold differences ``a − b``.
-
-    One row per (by…, ``model_a`` < ``model_b``, [repeat,] fold) where both values
-    are non-null, with the values ``_pr_a``, ``_pr_b``, their difference ``_pr_diff``
-    and ``_pr_folds``, the number of distinct folds (of one repeat) in the by group.
-    """
-    folds = over(pl.col(ft.fold).n_unique(), ft.by).cast(pl.Int64).alias("_pr_folds")
-    left = ft.frame.rename({ft.model: "model_a", VALUE: "_pr_a"}).with_columns(folds)
-    right = ft.frame.rename({ft.model: "model_b", VALUE: "_pr_b"})
-    on = [*ft.by, *ft.blocks]
-    pairs = left.join(right, on=on).filter(pl.col("model_a") < pl.col("model_b"))
-    diff = (pl.col("_pr_a") - pl.col("_pr_b")).alias("_pr_diff")
-    columns = [*ft.by, "model_a", "model_b", *ft.blocks, "_pr_folds", "_pr_a", "_pr_b", diff]
-    return pairs.select(columns).drop_nulls("_pr_diff")
 
 
 def paired_ttest(
@@ -237,7 +218,7 @@ def paired_ttest(
     finite = d.is_finite().all()
     constant = (d.count() > 1) & finite & negligible(d.max() - d.min(), scale).fill_null(False)
     stats = (
-        _fold_differences(ft)
+        pair_differences(ft)
         .group_by(keys)
         .agg(
             k=d.count().cast(pl.Int64),
