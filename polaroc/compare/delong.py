@@ -16,7 +16,7 @@ import numpy as np
 import polars as pl
 
 from polaroc._dist import chi2_sf, normal_sf
-from polaroc._input import FrameLike, LogColumns, as_names
+from polaroc._input import FrameLike, LogColumns, as_lazy, as_names
 from polaroc._log import POSITIVE, SCORE, Log, read_log
 from polaroc._table import ROUNDING, guarded, listing, one_class_rows, over, problems
 
@@ -106,6 +106,16 @@ def _pair(
     return both.drop("_pr_in_a", "_pr_in_b"), parts
 
 
+def _within_repeats(log: FrameLike, group: list[str], repeat: str) -> list[str]:
+    """``group``, preceded by the repeat column when the log has one that ``group`` lacks.
+
+    Every repeat of a repeated cross-validation scores each sample once, so pooling the
+    repeats would count a sample several times: DeLong's test runs within each repeat.
+    """
+    schema = as_lazy(log).collect_schema()
+    return [repeat, *group] if repeat in schema and repeat not in group else group
+
+
 def delong_test(
     log: FrameLike,
     model_a: Any,
@@ -119,6 +129,7 @@ def delong_test(
     score: str = "score",
     label: str = "label",
     sample: str = "sample",
+    repeat: str = "repeat",
 ) -> pl.LazyFrame:
     """DeLong's test of H₀: AUC_a = AUC_b for two models scored on the same samples.
 
@@ -144,13 +155,15 @@ def delong_test(
     by
         Grouping: ``()`` (default) pools all folds into one test (the AUC of the
         pooled scores); ``"fold"`` tests each fold; add ``"dataset"`` for logs of
-        several data sets.
+        several data sets. A log with a ``repeat`` column is always tested within
+        each repeat (the column is added to ``by``): every repeat scores each sample
+        once, and pooling repeats would count a sample several times.
     positive_class
         For a log with a ``class`` column: the class whose score rows are used (a
         row is positive when its label equals it). ``None`` requires the log to hold
         a single class. Logs without a ``class`` column use ``label`` as the
         positive indicator.
-    model, fold, class_, score, label, sample
+    model, fold, class_, score, label, sample, repeat
         Column names of the log.
 
     Returns
@@ -206,7 +219,7 @@ def delong_test(
     columns = LogColumns().with_names(
         model=model, fold=fold, class_=class_, score=score, label=label, sample=sample
     )
-    group = as_names(by)
+    group = _within_repeats(log, as_names(by), repeat)
     parsed = read_log(log, by=group, columns=columns, need=[model, fold, sample])
     frame = _class_rows(log, parsed, positive_class, "delong_test").cache()
     keys = list(dict.fromkeys([*group, fold, sample]))
@@ -298,6 +311,7 @@ def delong_omnibus(
     score: str = "score",
     label: str = "label",
     sample: str = "sample",
+    repeat: str = "repeat",
 ) -> pl.LazyFrame:
     """DeLong's χ² test of H₀: AUC₁ = … = AUC_k for k models scored on the same samples.
 
@@ -320,9 +334,11 @@ def delong_omnibus(
         the log.
     by
         Grouping: ``()`` (default) one test over all folds; ``"fold"`` one per fold.
+        A log with a ``repeat`` column is tested within each repeat, as in
+        :func:`delong_test`.
     positive_class
         As for :func:`delong_test`.
-    model, fold, class_, score, label, sample
+    model, fold, class_, score, label, sample, repeat
         Column names of the log.
 
     Returns
@@ -374,7 +390,7 @@ def delong_omnibus(
     columns = LogColumns().with_names(
         model=model, fold=fold, class_=class_, score=score, label=label, sample=sample
     )
-    group = as_names(by)
+    group = _within_repeats(log, as_names(by), repeat)
     parsed = read_log(log, by=group, columns=columns, need=[model, fold, sample])
     frame = _class_rows(log, parsed, positive_class, "delong_omnibus")
     if chosen is not None:

@@ -408,3 +408,32 @@ def test_omnibus_does_not_depend_on_model_names(seed, order):
     a = pr.delong_omnibus(log).collect()["chi2"][0]
     b = pr.delong_omnibus(renamed).collect()["chi2"][0]
     assert (a is None and b is None) or a == pytest.approx(b, rel=1e-9)
+
+
+def test_a_repeated_log_is_tested_within_each_repeat():
+    # each repeat scores every sample once: the test runs per repeat, equal to the test
+    # on that repeat's rows alone (never a pooled test counting samples twice)
+    rng = np.random.default_rng(7)
+    rows = [
+        {
+            "model": m,
+            "repeat": r,
+            "fold": s % 2,
+            "sample": s,
+            "score": rng.random() + 0.3 * (s % 2),
+            "label": s % 2,
+        }
+        for r in range(2)
+        for s in range(30)
+        for m in ("a", "b", "c")
+    ]
+    log = pl.DataFrame(rows)
+    got = pr.delong_test(log, "a", "b").collect().sort("repeat")
+    assert got["repeat"].to_list() == [0, 1]
+    for r in (0, 1):
+        alone = pr.delong_test(log.filter(pl.col("repeat") == r).drop("repeat"), "a", "b").collect()
+        assert got.filter(pl.col("repeat") == r)["z"].item() == pytest.approx(
+            alone["z"].item(), rel=1e-12
+        )
+    omnibus = pr.delong_omnibus(log).collect().sort("repeat")
+    assert omnibus["repeat"].to_list() == [0, 1]
