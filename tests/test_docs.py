@@ -61,3 +61,14 @@ def test_ruff_is_clean():
         command = [sys.executable, "-m", "ruff", *args, str(ROOT)]
         done = subprocess.run(command, capture_output=True, text=True)
         assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_readme_lists_exactly_the_public_api():
+    text = (ROOT / "README.md").read_text()
+    table = text[text.index("| what | functions |") :]
+    table = table[: table.index("\n\n")]
+    listed = set(re.findall(r"`([a-z][a-z0-9_]*)`", table))
+    assert listed == set(pr.__all__), (
+        f"README's API table lacks {sorted(set(pr.__all__) - listed)}, "
+        f"lists unknown {sorted(listed - set(pr.__all__))}"
+    )
