@@ -307,7 +307,9 @@ def confusion(
     return binary_expr(
         score,
         positive,
-        lambda s, p, w=None: pl.struct(**_confusion_counts(s, p, threshold, w)),
+        lambda s, p, w=None: pl.struct(
+            [k.alias(name) for name, k in _confusion_counts(s, p, threshold, w).items()]
+        ),
         name="confusion",
         if_nan=None,
         weight=weight,
