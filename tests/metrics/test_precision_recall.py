@@ -196,3 +196,24 @@ def test_average_precision_is_the_area_under_the_pr_steps(data):
     steps = -np.sum(np.diff(recall) * precision[:-1])
     assert ap == pytest.approx(steps, abs=1e-12)
     assert ap == pytest.approx(average_precision_score(y, s), abs=1e-12)
+
+
+def test_zero_signs_are_one_score():
+    df = pl.DataFrame(
+        {
+            "model": "m",
+            "fold": 0,
+            "score": [-0.0] * 5 + [0.0] * 5 + [1.0] * 2 + [-1.0] * 2,
+            "label": [True] * 5 + [False] * 5 + [True] * 2 + [False] * 2,
+            "w": 1.0,
+        }
+    )
+    expected = average_precision_score(df["label"], df["score"])
+    got = df.select(
+        pr.average_precision("score", "label"),
+        pr.average_precision("score", "label", weight="w").alias("weighted"),
+    )
+    assert got.row(0) == pytest.approx((expected, expected), abs=1e-12)
+    assert pr.evaluate(df).collect()["average_precision"].item() == pytest.approx(expected)
+    curve = pr.pr_curve(df).collect()
+    assert curve.height == 4  # thresholds -1, 0 (both signs), 1, and the end point
