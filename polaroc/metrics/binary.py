@@ -232,7 +232,7 @@ def auc_se(
         return binary_expr(score, positive, build, name="auc_se", two_classes=True)
     if method == "hanley_mcneil":
         return binary_expr(score, positive, _from_ranks(_hanley_mcneil()), name="auc_se", raw=True)
-    msg = f"method must be 'delong' or 'hanley_mcneil', got {method!r}"
+    msg = f"method must be 'delong' or 'hanley_mcneil', got {method!r}"  # type: ignore[unreachable]  # untyped callers
     raise ValueError(msg)
 
 

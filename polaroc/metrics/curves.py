@@ -200,7 +200,7 @@ def curve_lists(
         curve = points.list.eval(with_rates())
         return frame.group_by(keys).agg(has_nan=score.is_nan().any(), curve=curve)
     per_bin = (
-        frame.with_columns(bin=score.bin_intervals(grid, labels=False).cast(pl.Int64))
+        frame.with_columns(bin=score.bin_intervals(grid.tolist(), labels=False).cast(pl.Int64))
         .group_by(*keys, "bin")
         .agg(
             pos=positive.sum().cast(pl.Int64)

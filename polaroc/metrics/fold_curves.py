@@ -322,7 +322,7 @@ def _threshold(
     frame: pl.LazyFrame,
     keys: list[str],
     outer: list[str],
-    grid: int | Sequence[float],
+    grid: int | Sequence[float] | np.ndarray,
     *,
     weighted: bool = False,
 ) -> pl.LazyFrame:
@@ -344,7 +344,8 @@ def _threshold(
         folds = _join(folds, pooled, outer)
         values = pl.concat_list(pl.lit(-INF), pl.col("grid")).list.unique()
     else:
-        values = pl.lit(pl.Series([[-INF, *as_grid(grid).tolist()]], dtype=pl.List(pl.Float64)))
+        points = as_grid(grid).tolist()  # type: ignore[arg-type]  # a bool: as_grid's TypeError
+        values = pl.lit(pl.Series([[-INF, *points]], dtype=pl.List(pl.Float64)))
     grid_points = values.list.eval(
         pl.struct(
             threshold=_E,
@@ -518,5 +519,5 @@ def average_roc(
             "tpr",
             pl.exclude(*outer, "threshold", "fpr", "tpr", "point"),
         )
-    msg = f"method must be 'vertical' or 'threshold', got {method!r}"
+    msg = f"method must be 'vertical' or 'threshold', got {method!r}"  # type: ignore[unreachable]  # untyped callers
     raise ValueError(msg)

@@ -19,6 +19,7 @@ higher threshold.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from typing import cast
 
 import numpy as np
 import polars as pl
@@ -235,7 +236,8 @@ def neyman_pearson_point(
     if (min_sensitivity is None) == (min_specificity is None):
         msg = "give exactly one of min_sensitivity and min_specificity"
         raise ValueError(msg)
-    target = min_sensitivity if min_specificity is None else min_specificity
+    # exactly one of the two is given (checked above)
+    target = cast(float, min_sensitivity if min_specificity is None else min_specificity)
     if not 0.0 <= float(target) <= 1.0:
         msg = f"the Neyman–Pearson target must be a rate in [0, 1], got {target!r}"
         raise ValueError(msg)
