@@ -159,6 +159,13 @@ def _parser() -> argparse.ArgumentParser:
         metavar="LOG",
         help="Parquet files, glob patterns or (hive-partitioned) folders",
     )
+    report.add_argument(
+        "--engine",
+        choices=("ray", "spark"),
+        default=None,
+        help="compute the per-fold table on a Ray or Spark cluster (the running session, "
+        "or a local one); the comparison tables after it are small and stay local",
+    )
     names = report.add_argument_group("column names (defaults are the log contract's)")
     defaults = LogColumns()
     for flag, attr in [("model", "model"), ("fold", "fold"), ("class", "class_"),
@@ -288,9 +295,22 @@ def run_report(log: pl.LazyFrame, args: argparse.Namespace, progress: Progress) 
         k: getattr(args, k, getattr(LogColumns(), k))
         for k in ("model", "fold", "class_", "score", "label", "sample", "dataset")
     })  # fmt: skip
+    folds = None
+    engine = getattr(args, "engine", None)
+    if engine is not None:
+        from polaroc.scale import distributed
+
+        folds = progress.run(
+            f"per-fold table on {engine}",
+            lambda: distributed.evaluate(
+                args.logs, engine=engine, threshold=args.threshold, model=columns.model,
+                fold=columns.fold, class_=columns.class_, score=columns.score,
+                label=columns.label, sample=columns.sample, dataset=columns.dataset,
+            ),
+        )  # fmt: skip
     rep = report_tables(
         log, metric=args.metric, alpha=args.alpha, threshold=args.threshold,
-        adjust=args.adjust, rope=args.rope, columns=columns,
+        adjust=args.adjust, rope=args.rope, columns=columns, folds=folds,
     )  # fmt: skip
     kinds = rep.kinds
     n_multi = int(kinds["multiclass"].sum())
@@ -462,7 +482,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("polaroc: interrupted", file=sys.stderr)
         return 130
-    except (ValueError, TypeError, OSError, pl.exceptions.PolarsError) as exc:
+    except (ValueError, TypeError, OSError, ImportError, pl.exceptions.PolarsError) as exc:
         print(f"polaroc: error: {_first_line(exc)}", file=sys.stderr)
         return 2
     except BaseException as exc:

@@ -209,6 +209,7 @@ def report_tables(
     adjust: Adjust = None,
     rope: float | None = None,
     columns: LogColumns | None = None,
+    folds: pl.DataFrame | None = None,
 ) -> Report:
     """Build the report's tables for ``log`` as lazy plans sharing one cached per-fold table.
 
@@ -220,7 +221,9 @@ def report_tables(
     ``pooling`` and ``se_vs_sd``, for multiclass ones ``pairwise`` (per data set).
     ``curves`` holds the ROC tables of the binary data sets' positive class;
     ``optional`` the tables across data sets, of a 5×2 design and with ``rope`` the
-    Bayesian ones (:func:`optional_tables`).
+    Bayesian ones (:func:`optional_tables`). A per-fold table computed elsewhere
+    (``folds``, e.g. by :func:`polaroc.distributed.evaluate` on a Ray or Spark
+    cluster) replaces :func:`polaroc.evaluate`; the curves still read ``log``.
 
     Examples
     --------
@@ -249,15 +252,19 @@ def report_tables(
     binary_sets = kinds.filter(~pl.col("multiclass"))
     multi_sets = kinds.filter(pl.col("multiclass"))
 
-    folds = evaluate(lf, threshold=threshold, sample=cols.sample, **names).cache()
+    per_fold = (
+        evaluate(lf, threshold=threshold, sample=cols.sample, repeat=cols.repeat, **names).cache()
+        if folds is None
+        else folds.lazy()  # computed elsewhere, e.g. on a cluster by pr.distributed.evaluate
+    )
     tables = {
-        "folds": folds,
-        "summary": summary_table(folds, by, cols.model),
-        "paired_ttest": paired_ttest(folds, metric, alpha=alpha, adjust=adjust, **table_names),
-        "anova": anova(folds, metric, **table_names),
-        "duncan": duncan(folds, metric, alpha=alpha, **table_names),
-        "duncan_ranges": duncan_ranges(folds, metric, alpha=alpha, **table_names),
-        "agreement": test_agreement(folds, ("auc", "error"), alpha=alpha, **table_names),
+        "folds": per_fold,
+        "summary": summary_table(per_fold, by, cols.model),
+        "paired_ttest": paired_ttest(per_fold, metric, alpha=alpha, adjust=adjust, **table_names),
+        "anova": anova(per_fold, metric, **table_names),
+        "duncan": duncan(per_fold, metric, alpha=alpha, **table_names),
+        "duncan_ranges": duncan_ranges(per_fold, metric, alpha=alpha, **table_names),
+        "agreement": test_agreement(per_fold, ("auc", "error"), alpha=alpha, **table_names),
     }
     curves: dict[str, pl.LazyFrame] = {}
     if multi_sets.height:
@@ -269,7 +276,7 @@ def report_tables(
             binary = binary.join(positives, on=by) if by else binary.join(positives, how="cross")
             binary = binary.filter(pl.col(cols.class_) == pl.col(POSITIVE)).drop(POSITIVE)
         tables["pooling"] = pooling_table(binary, **names)
-        binary_folds = _one_fold_column(_subset(folds, binary_sets, by), cols.fold, repeat)
+        binary_folds = _one_fold_column(_subset(per_fold, binary_sets, by), cols.fold, repeat)
         tables["se_vs_sd"] = se_vs_sd(binary_folds, by=by, **table_names)
         drawn = _one_fold_column(binary, cols.fold, repeat)  # every (repeat, fold) a curve
         curves = {
@@ -282,7 +289,7 @@ def report_tables(
     if "n_repeats" in kinds.columns:
         design = (int(kinds["n_repeats"].max()), int(kinds["n_folds"].max()))  # type: ignore[arg-type]  # numeric max
     optional = optional_tables(
-        folds, metric=metric, alpha=alpha, by=by, n_datasets=kinds.height, design=design,
+        per_fold, metric=metric, alpha=alpha, by=by, n_datasets=kinds.height, design=design,
         rope=rope, columns=cols,
     )  # fmt: skip
     positive = binary_sets[POSITIVE][0] if kinds.height == 1 and binary_sets.height else None

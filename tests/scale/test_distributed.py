@@ -16,6 +16,7 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 import pytest
+from polars.testing import assert_frame_equal
 from sklearn.metrics import roc_auc_score
 
 import polaroc as pr
@@ -358,3 +359,29 @@ def test_pair_counts_past_64_bits_raise() -> None:
     with pytest.raises(ValueError, match="64-bit"):
         big.check_range(totals)
     big.check_range(totals.with_columns(pl.lit(2 * 10**9).alias(big.W)))  # 4e18: still exact
+
+
+# ------------------------------------------------------------- the command line
+
+
+def test_report_engine_gives_the_local_per_fold_table(
+    spark_session: object, tmp_path: Path
+) -> None:
+    # `polaroc report --engine spark` computes the per-fold table on the engine; the
+    # tables written must equal the one-machine report's
+    from polaroc.report.cli import main
+
+    log = pl.read_parquet(pr.demo_log_path())
+    folder = tmp_path / "log"
+    log.write_parquet(folder, partition_by="model")
+    local, remote = tmp_path / "local", tmp_path / "spark"
+    assert main(["report", str(folder), "-o", str(local), "--no-plots", "-q"]) == 0
+    args = ["report", str(folder), "-o", str(remote), "--no-plots", "-q", "--engine", "spark"]
+    assert main(args) == 0
+    for name in ("folds", "paired_ttest", "anova"):
+        keys = ["model", "fold"] if name == "folds" else None
+        a = pl.read_parquet(local / f"{name}.parquet")
+        b = pl.read_parquet(remote / f"{name}.parquet")
+        if keys:
+            a, b = a.sort(keys), b.sort(keys)
+        assert_frame_equal(a, b, check_exact=False, rel_tol=1e-12, abs_tol=1e-12)
