@@ -33,6 +33,7 @@ from polaroc._log import (
     comparable,
     key_columns,
     read_log,
+    repeated_key_message,
     usable_weight,
 )
 
@@ -690,15 +691,7 @@ def unique_keys(
     keys = pl.format("({})", pl.concat_str(fields, separator=", "))
     failing = pl.col(DUP) > 0
     listed = keys.filter(failing).sort().head(3).str.join("; ")
-    head = (
-        f"polaroc: a ({', '.join(names)}) key holds more than one row of a class "
-        "(keys must be unique): "
-    )
-    tail = (
-        ". A repeated cross-validation logged without its repeat column? Add a 'repeat' "
-        "column (fold ids may restart in each repeat), or make sample ids unique."
-    )
-    message = pl.concat_str(pl.lit(head), listed, pl.lit(tail))
+    message = repeated_key_message(names, listed)
     return table.filter(fail_if(failing.any(), message)).drop(DUP, DUP_KEY)
 
 

@@ -30,6 +30,7 @@ from polaroc._input import (
     as_weight,
     bad_weight,
     checked_indicator,
+    fail_if,
     require_columns,
     require_named,
     require_numeric,
@@ -98,6 +99,38 @@ def key_columns(schema: pl.Schema, columns: LogColumns) -> list[str]:
     """
     keys = [*default_by(schema, columns), columns.sample]
     return [name for name in keys if name in schema]
+
+
+def repeated_key_message(names: Sequence[str], listed: pl.Expr) -> pl.Expr:
+    """The error for repeated keys: the key columns ``names``, ``listed`` the first keys."""
+    head = (
+        f"polaroc: a ({', '.join(names)}) key holds more than one row of a class "
+        "(keys must be unique): "
+    )
+    tail = (
+        ". A repeated cross-validation logged without its repeat column? Add a 'repeat' "
+        "column (fold ids may restart in each repeat), or make sample ids unique."
+    )
+    return pl.concat_str(pl.lit(head), listed, pl.lit(tail))
+
+
+def unique_rows(schema: pl.Schema, columns: LogColumns) -> pl.Expr:
+    """For ``.filter``: ``True``, or a ``DataError`` naming the first repeated keys.
+
+    For tables that read every row but have no per-sample aggregation of their own
+    (the curves): a key (dataset, model, repeat, fold, sample, class) names at most one
+    row. A log without a sample column has no keys to check (always ``True``).
+    """
+    if columns.sample not in schema:
+        return pl.lit(True)
+    names = key_columns(schema, columns)
+    if columns.class_ in schema:
+        names.append(columns.class_)
+    repeated = pl.len().over(names) > 1
+    fields = [pl.col(c).cast(pl.String).fill_null("null") for c in names]
+    keys = pl.format("({})", pl.concat_str(fields, separator=", "))
+    listed = keys.filter(repeated).unique().sort().head(3).str.join("; ")
+    return fail_if(repeated.any(), repeated_key_message(names, listed))
 
 
 def comparable(schema: pl.Schema, class_: str, label: str) -> tuple[pl.Expr, pl.Expr]:

@@ -580,3 +580,36 @@ def test_null_keys_are_groups_of_their_own(mode):
         row = out.filter(pl.col("model").eq_missing(model) & pl.col("fold").eq_missing(fold))
         assert row["n"].item() == part.height
         assert row["auc"].item() == roc_auc_score(part["label"], part["score"])
+
+
+CURVES = {
+    "roc_curve": lambda log: pr.roc_curve(log),
+    "pooled_roc": lambda log: pr.pooled_roc(log),
+    "average_roc": lambda log: pr.average_roc(log),
+    "pooling_table": lambda log: pr.pooling_table(log),
+    "pr_curve": lambda log: pr.pr_curve(log),
+    "pooled_pr_curve": lambda log: pr.pooled_pr_curve(log),
+    "youden_point": lambda log: pr.youden_point(log),
+}
+
+
+@pytest.mark.parametrize("name", sorted(CURVES))
+def test_curves_refuse_repeated_keys_and_accept_the_repeat_column(name, run):
+    # two repeats of one 2-fold cross-validation logged without the repeat column: every
+    # (model, fold, sample) key holds two rows, which a curve must not pool silently
+    rows = [
+        {
+            "model": "m",
+            "repeat": r,
+            "fold": s % 2,
+            "sample": s,
+            "score": (7 * s + 3 * r) % 11 / 10,
+            "label": s % 3 == 0,
+        }
+        for r in range(2)
+        for s in range(12)
+    ]
+    log = pl.DataFrame(rows)
+    with pytest.raises(ValueError, match=r"key holds more than one row.*repeat"):
+        run(log.drop("repeat"), CURVES[name])
+    assert run(log, CURVES[name]).height > 0

@@ -32,7 +32,7 @@ from polaroc._input import (
     require_numeric,
     to_expr,
 )
-from polaroc._log import POSITIVE, SCORE, WEIGHT, read_log, usable_weight
+from polaroc._log import POSITIVE, SCORE, WEIGHT, read_log, unique_rows, usable_weight
 
 __all__ = ["partial_auc", "roc_curve", "roc_points", "trapezoid_auc"]
 
@@ -153,16 +153,18 @@ def curve_input(
     The keys are ``by`` plus, for a log with a class column, the class: each class
     gets its one-vs-rest curve from its own score rows (positives: ``label == class``).
     With a ``weight`` column the rows also carry ``_pr_weight``; rows with a null or
-    zero weight are dropped.
+    zero weight are dropped. A key repeated in a log with a sample column is an error
+    (the contract's unique keys), as in :func:`polaroc.evaluate`.
     """
     data = read_log(log, by=by, columns=columns, weight=weight)
+    frame = data.frame.filter(unique_rows(data.schema, data.columns))
     keys = list(data.by)
     if data.has_class and data.class_ not in keys:
         keys.append(data.class_)
     usable = pl.col(SCORE).is_not_null() & pl.col(POSITIVE).is_not_null()
     if weight is not None:
         usable = usable & usable_weight()
-    return data.frame.filter(usable), keys
+    return frame.filter(usable), keys
 
 
 def as_grid(thresholds: Sequence[float] | np.ndarray | pl.Series) -> np.ndarray:
