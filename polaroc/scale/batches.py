@@ -124,6 +124,7 @@ def evaluate_in_batches(
     sample: str = "sample",
     dataset: str = "dataset",
     repeat: str = "repeat",
+    progress: bool = False,
 ) -> pl.DataFrame:
     """Evaluate a log bigger than memory, whole groups at a time.
 
@@ -161,6 +162,9 @@ def evaluate_in_batches(
         Polars engine for each batch (``"streaming"`` or ``"in-memory"``).
     model, fold, class_, score, label, sample, dataset, repeat
         The log's column names, used by the default ``by`` and the default ``table``.
+    progress
+        Show a progress bar of the batches on the terminal (rich, from the
+        ``report`` extra: ``pip install 'polaroc[report]'``).
 
     Returns
     -------
@@ -221,12 +225,25 @@ def evaluate_in_batches(
         return _run(table(frame), engine)
     plan = plan_batches(frame, by=keys, max_rows=max_rows).collect(engine=engine)
     results = []
-    for batch in plan.partition_by(_BATCH, maintain_order=True):
+    batches = plan.partition_by(_BATCH, maintain_order=True)
+    for batch in _tracked(batches, progress):
         part = _select_groups(frame, batch.select(keys))
         results.append(_keyed(_run(table(part), engine), keys))
     if not results:
         return _run(table(frame.head(0)), engine)
     return pl.concat(results, how="vertical_relaxed").sort(keys, nulls_last=True)
+
+
+def _tracked(batches: list[pl.DataFrame], show: bool) -> Iterable[pl.DataFrame]:
+    """``batches``, behind a rich progress bar when ``show``."""
+    if not show:
+        return batches
+    try:
+        from rich.progress import track
+    except ImportError as exc:
+        msg = "progress=True needs rich: pip install 'polaroc[report]'"
+        raise ImportError(msg) from exc
+    return track(batches, description="evaluating batches", transient=True)
 
 
 def _keyed(result: pl.DataFrame, keys: list[str]) -> pl.DataFrame:

@@ -312,3 +312,17 @@ def test_planned_batches_cover_every_group_once_within_budget(sizes, max_rows):
         assert rows < max_rows + max(sizes)
     # no more batches than windows of max_rows rows
     assert plan["batch"].n_unique() <= sum(sizes) // max_rows + 1
+
+
+def test_progress_bar_shows_the_batches_and_changes_nothing(capsys):
+    log = pl.DataFrame(
+        {
+            "model": ["a"] * 8 + ["b"] * 8,
+            "fold": [0, 0, 1, 1, 2, 2, 3, 3] * 2,
+            "score": [0.9, 0.2, 0.8, 0.4, 0.3, 0.6, 0.7, 0.1] * 2,
+            "label": [True, False] * 8,
+        }
+    )
+    quiet = pr.evaluate_in_batches(log, max_rows=4)
+    shown = pr.evaluate_in_batches(log, max_rows=4, progress=True)
+    assert_frame_equal(quiet, shown)
