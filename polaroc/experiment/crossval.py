@@ -256,10 +256,14 @@ def _check_models(models: Mapping[str, Any], method: str) -> None:
             msg = f"model names must be strings, got {type(name).__name__}: {name!r}"
             raise TypeError(msg)
         if not hasattr(estimator, method):
-            msg = (
-                f"model {name!r} ({type(estimator).__name__}) has no {method}(); "
-                "pick another `method`, e.g. method='decision_function'"
+            scorers = ("predict_proba", "decision_function")
+            has = [m for m in scorers if m != method and hasattr(estimator, m)]
+            fix = (
+                f"pick a method it has, e.g. method={has[0]!r}"
+                if has
+                else "it has no scoring method (predict_proba or decision_function)"
             )
+            msg = f"model {name!r} ({type(estimator).__name__}) has no {method}(); {fix}"
             raise TypeError(msg)
 
 

@@ -351,3 +351,22 @@ def test_repeated_log_chains_into_the_corrected_test(cancer):
     # without its repeat column the log repeats (model, fold, sample) keys: an error, not a pool
     with pytest.raises(ValueError, match="repeat"):
         pr.evaluate(log.drop("repeat")).collect()
+
+
+def test_a_missing_method_suggests_one_the_model_has():
+    # issue 14: the message suggested the very method the model lacked
+    from sklearn.naive_bayes import GaussianNB
+    from sklearn.svm import LinearSVC
+
+    x = np.random.default_rng(0).normal(size=(40, 3))
+    y = np.arange(40) % 2
+    with pytest.raises(
+        TypeError,
+        match=r"no decision_function\(\); pick a method it has, e.g. method='predict_proba'",
+    ):
+        pr.cross_validate_log({"nb": GaussianNB()}, x, y, method="decision_function", cv=2)
+    with pytest.raises(
+        TypeError,
+        match=r"no predict_proba\(\); pick a method it has, e.g. method='decision_function'",
+    ):
+        pr.cross_validate_log({"svm": LinearSVC()}, x, y, method="predict_proba", cv=2)
