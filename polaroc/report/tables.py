@@ -77,6 +77,15 @@ class Report:
     class value in sort order) — binary and multiclass are decided for each data set
     on its own. ``optional`` holds tables a design may not support (across data sets,
     5×2 cv, Bayesian); each is collected on its own and a refusal becomes a note.
+
+    Examples
+    --------
+    >>> import polaroc as pr
+    >>> rep = pr.report.report_tables(pr.scan_logs(pr.demo_log_path()))
+    >>> rep.multiclass, rep.by
+    (False, [])
+    >>> rep.tables["summary"].collect().height  # one row per model
+    6
     """
 
     tables: dict[str, pl.LazyFrame]
@@ -361,7 +370,16 @@ def to_markdown(df: pl.DataFrame) -> str:
 
 
 def flat(df: pl.DataFrame) -> pl.DataFrame:
-    """Nested columns (lists of structs) as text, so a table fits CSV."""
+    """Nested columns (lists of structs) as text, so a table fits CSV.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> import polaroc as pr
+    >>> df = pl.DataFrame({"model": ["a"], "groups": [["a", "b"]]})
+    >>> pr.report.flat(df).schema["groups"]
+    String
+    """
     nested = [n for n, d in df.schema.items() if d.is_nested()]
     return df.with_columns(
         pl.Series(n, [_cell(v) for v in df[n].to_list()], dtype=pl.String) for n in nested
@@ -373,6 +391,16 @@ def write_report(tables: Mapping[str, pl.DataFrame], out: str | Path) -> list[Pa
 
     Returns the paths written. Nested columns stay nested in Parquet and become text
     in CSV and Markdown.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> import polars as pl
+    >>> import polaroc as pr
+    >>> out = tempfile.mkdtemp()
+    >>> paths = pr.report.write_report({"summary": pl.DataFrame({"model": ["a"]})}, out)
+    >>> sorted(p.name for p in paths)
+    ['summary.csv', 'summary.md', 'summary.parquet']
     """
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
