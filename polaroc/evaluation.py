@@ -22,6 +22,7 @@ reading the log through a cache so that it is scanned once.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import Any
 
 import polars as pl
 
@@ -45,8 +46,8 @@ from polaroc._blocks import (
     within_keys,
 )
 from polaroc._counts import hanley_mcneil_se, heavily_tied
-from polaroc._input import FrameLike
-from polaroc._log import usable_weight
+from polaroc._input import FrameLike, LogColumns, as_lazy, as_names
+from polaroc._log import default_by, usable_weight
 
 __all__ = ["evaluate"]
 
@@ -100,6 +101,26 @@ def _two_class_se(sums: pl.LazyFrame, dirs: pl.LazyFrame, by: list[str]) -> pl.L
     return counts.join(delong, on=by, how="left", nulls_equal=True)
 
 
+def _bounded(log: FrameLike, max_rows: int, kwargs: dict[str, Any]) -> pl.LazyFrame:
+    """``evaluate(log, **kwargs)`` run whole groups ``max_rows`` rows at a time when collected."""
+    from polaroc.scale.batches import lazy_batches  # scale/ builds on this module
+
+    if isinstance(max_rows, bool) or not isinstance(max_rows, int) or max_rows < 1:
+        msg = f"max_rows must be a positive integer (rows per batch), got {max_rows!r}"
+        raise ValueError(msg)
+    frame = as_lazy(log)
+    whole = evaluate(frame, **kwargs)  # validates the log before anything is planned
+    names = LogColumns(
+        model=kwargs["model"], fold=kwargs["fold"], dataset=kwargs["dataset"],
+        repeat=kwargs["repeat"],
+    )  # fmt: skip
+    by = kwargs["by"]
+    keys = default_by(frame.collect_schema(), names) if by is None else as_names(by)
+    if not keys:  # one group: one batch
+        return whole
+    return lazy_batches(frame, lambda part: evaluate(part, **kwargs), keys, max_rows)
+
+
 # ------------------------------------------------------------------ public API
 
 
@@ -118,6 +139,7 @@ def evaluate(
     repeat: str = "repeat",
     collapse_ties: bool | None = None,
     weight: str | None = None,
+    max_rows: int | None = None,
 ) -> pl.LazyFrame:
     """The per-fold table: n, M (the AUC), sAUC, error and the AUC's standard errors.
 
@@ -205,6 +227,15 @@ def evaluate(
         :func:`polaroc.bootstrap` instead). A negative, NaN or infinite weight
         raises ``ValueError``.
 
+    max_rows
+        Bound the memory of the query: when the result is collected, evaluate whole
+        groups about ``max_rows`` rows at a time (as :func:`polaroc.evaluate_in_batches`)
+        instead of holding every group until the end of the log. The plan stays lazy and
+        chains as before; collecting it reads the key columns once more to plan the
+        batches, then each batch with a filter pushed into the scan. Default ``None``:
+        one query over the whole log, which holds about 6–8 times the log's in-memory
+        size for a ``pl.scan_parquet`` (every group waits for the end of its input).
+
     Returns
     -------
     pl.LazyFrame
@@ -242,6 +273,13 @@ def evaluate(
     >>> [t.height for t in tables]
     [2, 2]
     """
+    if max_rows is not None:
+        arguments = {
+            "by": by, "threshold": threshold, "model": model, "fold": fold, "class_": class_,
+            "score": score, "label": label, "sample": sample, "dataset": dataset,
+            "repeat": repeat, "collapse_ties": collapse_ties, "weight": weight,
+        }  # fmt: skip
+        return _bounded(log, max_rows, arguments)
     names = {"model": model, "fold": fold, "class_": class_, "score": score, "label": label}
     columns = log_columns(**names).with_names(sample=sample, dataset=dataset, repeat=repeat)
     parsed, frame = read_classes(log, by=by, columns=columns, weight=weight)

@@ -10,6 +10,7 @@ import polars as pl
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from polars.testing import assert_frame_equal
 from sklearn.metrics import accuracy_score, roc_auc_score
 
 import polaroc as pr
@@ -314,3 +315,54 @@ def test_binary_evaluate_equals_binary_metrics_on_small_tied_logs(df):
     finite = df.filter(pl.col("score").is_finite() | pl.col("score").is_null())
     if finite.height == df.height:  # sAUC with an infinite score is inf or NaN
         assert_same(got, expected, ["sauc"])
+
+
+# ------------------------------------------------------------- bounded memory
+
+
+def _sorted(df: pl.DataFrame) -> pl.DataFrame:
+    keys = [c for c in ("dataset", "model", "repeat", "fold") if c in df.columns]
+    return df.sort(keys, nulls_last=True)
+
+
+@pytest.mark.parametrize("max_rows", [1, 40, 10**9])
+def test_max_rows_gives_the_same_table_a_batch_at_a_time(max_rows, run):
+    # issue 17: evaluate bounds its own memory when asked; the numbers never change
+    rng = np.random.default_rng(3)
+    n = 600
+    log = pl.DataFrame(
+        {
+            "dataset": rng.choice(["d1", "d2"], n),
+            "model": rng.choice(["a", "b", "c"], n),
+            "repeat": rng.integers(0, 2, n),
+            "fold": rng.integers(0, 3, n),
+            "sample": np.arange(n),
+            "score": rng.normal(size=n).round(1),
+            "label": rng.random(n) < 0.4,
+        }
+    )
+    whole = pr.evaluate(log).collect()
+    bounded = run(log, lambda lf: pr.evaluate(lf, max_rows=max_rows))
+    assert_frame_equal(_sorted(whole), _sorted(bounded))
+
+
+def test_max_rows_on_a_multiclass_log_chains_like_any_plan(run):
+    rng = np.random.default_rng(4)
+    parts = {(m, f): wide_scores(rng, 30, 3) for m in ("a", "b") for f in range(3)}
+    log = long_log(parts).with_columns(pl.col("fold").cast(pl.Int64))
+    whole = pr.evaluate(log).collect()
+    bounded = pr.evaluate(log.lazy(), max_rows=100)
+    assert_frame_equal(_sorted(whole), _sorted(bounded.collect()))
+    tests, top = pl.collect_all([pr.paired_ttest(bounded), bounded.filter(pl.col("fold") == 0)])
+    assert_frame_equal(tests.sort("model_a"), pr.paired_ttest(whole).collect().sort("model_a"))
+    assert_frame_equal(_sorted(top), _sorted(whole.filter(pl.col("fold") == 0)))
+    assert bounded.select("auc").head(2).collect().height == 2
+
+
+def test_max_rows_must_be_a_positive_integer():
+    log = pl.DataFrame({"model": ["a"], "fold": [0], "score": [0.1], "label": [True]})
+    for bad in (0, -5, 2.5, True):
+        with pytest.raises(ValueError, match="max_rows must be a positive integer"):
+            pr.evaluate(log, max_rows=bad)
+    one = pr.evaluate(log, by=(), max_rows=10).collect()  # one group: one batch
+    assert one.height == 1

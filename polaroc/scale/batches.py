@@ -11,7 +11,7 @@ skipped, and Parquet row groups are skipped by their statistics.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Literal
 
@@ -232,6 +232,48 @@ def evaluate_in_batches(
     if not results:
         return _run(table(frame.head(0)), engine)
     return pl.concat(results, how="vertical_relaxed").sort(keys, nulls_last=True)
+
+
+def lazy_batches(
+    frame: pl.LazyFrame,
+    table: Callable[[pl.LazyFrame], pl.LazyFrame],
+    by: list[str],
+    max_rows: int,
+) -> pl.LazyFrame:
+    """``table(frame)`` as a lazy frame that evaluates whole groups a batch at a time.
+
+    Nothing runs until the result is collected: then the groups are counted from the
+    key columns (:func:`plan_batches`), and each batch of about ``max_rows`` rows is
+    read with a pushed-down filter and evaluated on its own, so the query holds one
+    batch, not the log. It is a Polars IO source (``register_io_source``): it chains
+    with other lazy tables and ``pl.collect_all`` like any scan, and the columns,
+    filters and row limits of the query above it are applied to each batch's result.
+    """
+    from polars.io.plugins import register_io_source
+
+    def batches(
+        with_columns: list[str] | None,
+        predicate: pl.Expr | None,
+        n_rows: int | None,
+        batch_size: int | None,
+    ) -> Iterator[pl.DataFrame]:
+        plan = plan_batches(frame, by=by, max_rows=max_rows).collect(engine="streaming")
+        left = n_rows
+        for batch in plan.partition_by(_BATCH, maintain_order=True):
+            part = _select_groups(frame, batch.select(by))
+            out = table(part).collect(engine="streaming")
+            if predicate is not None:
+                out = out.filter(predicate)
+            if with_columns is not None:
+                out = out.select(with_columns)
+            if left is not None:
+                out, left = out.head(left), left - min(left, out.height)
+            yield out
+            if left == 0:
+                return
+
+    schema = table(frame).collect_schema()
+    return register_io_source(batches, schema=schema, explain_name="polaroc batches")
 
 
 def _tracked(batches: list[pl.DataFrame], show: bool) -> Iterable[pl.DataFrame]:
