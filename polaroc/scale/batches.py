@@ -223,15 +223,30 @@ def evaluate_in_batches(
 
     if not keys:  # by=(): one group, one batch
         return _run(table(frame), engine)
-    plan = plan_batches(frame, by=keys, max_rows=max_rows).collect(engine=engine)
-    results = []
-    batches = plan.partition_by(_BATCH, maintain_order=True)
-    for batch in _tracked(batches, progress):
-        part = _select_groups(frame, batch.select(keys))
-        results.append(_keyed(_run(table(part), engine), keys))
+    results = list(batch_results(frame, table, keys, max_rows, engine, progress=progress))
     if not results:
         return _run(table(frame.head(0)), engine)
     return pl.concat(results, how="vertical_relaxed").sort(keys, nulls_last=True)
+
+
+def batch_results(
+    frame: pl.LazyFrame,
+    table: Table,
+    by: list[str],
+    max_rows: int,
+    engine: Engine = "streaming",
+    *,
+    progress: bool = False,
+) -> Iterator[pl.DataFrame]:
+    """``table``'s result for each batch of whole groups of about ``max_rows`` rows.
+
+    The groups are counted from the key columns (:func:`plan_batches`); each batch is
+    read with a filter pushed into the scan and evaluated on its own.
+    """
+    plan = plan_batches(frame, by=by, max_rows=max_rows).collect(engine=engine)
+    for batch in _tracked(plan.partition_by(_BATCH, maintain_order=True), progress):
+        part = _select_groups(frame, batch.select(by))
+        yield _keyed(_run(table(part), engine), by)
 
 
 def lazy_batches(
@@ -242,9 +257,8 @@ def lazy_batches(
 ) -> pl.LazyFrame:
     """``table(frame)`` as a lazy frame that evaluates whole groups a batch at a time.
 
-    Nothing runs until the result is collected: then the groups are counted from the
-    key columns (:func:`plan_batches`), and each batch of about ``max_rows`` rows is
-    read with a pushed-down filter and evaluated on its own, so the query holds one
+    Nothing runs until the result is collected: then :func:`batch_results` evaluates
+    one batch of about ``max_rows`` rows after the other, so the query holds one
     batch, not the log. It is a Polars IO source (``register_io_source``): it chains
     with other lazy tables and ``pl.collect_all`` like any scan, and the columns,
     filters and row limits of the query above it are applied to each batch's result.
@@ -257,11 +271,8 @@ def lazy_batches(
         n_rows: int | None,
         batch_size: int | None,
     ) -> Iterator[pl.DataFrame]:
-        plan = plan_batches(frame, by=by, max_rows=max_rows).collect(engine="streaming")
         left = n_rows
-        for batch in plan.partition_by(_BATCH, maintain_order=True):
-            part = _select_groups(frame, batch.select(by))
-            out = table(part).collect(engine="streaming")
+        for out in batch_results(frame, table, by, max_rows):
             if predicate is not None:
                 out = out.filter(predicate)
             if with_columns is not None:

@@ -411,7 +411,8 @@ def evaluate(
     ...     "score": [0.9, 0.2, 0.8, 0.4, 0.3, 0.6, 0.7, 0.1],
     ...     "label": [True, False, True, False] * 2,
     ... })
-    >>> path = "/tmp/polaroc_distributed_example"
+    >>> import tempfile
+    >>> path = tempfile.mkdtemp()
     >>> log.write_parquet(path, partition_by="model")
     >>> table = pr.distributed.evaluate(path, engine="polars")  # engine="ray" or "spark"
     >>> table.select("model", "fold", "n", "auc", "error")
@@ -441,7 +442,7 @@ def evaluate(
         sample=sample,
     )
     if engine not in ("ray", "spark", "polars"):
-        msg = f"engine must be 'ray' or 'spark', got {engine!r}"
+        msg = f"engine must be 'ray', 'spark' or 'polars' (this machine), got {engine!r}"
         raise ValueError(msg)
     if max_group_rows is not None and max_group_rows < 1:
         msg = f"max_group_rows must be a positive number of rows, got {max_group_rows!r}"
