@@ -11,13 +11,13 @@ happens to come first. Aslan, Yıldız & Alpaydın list both beside the k-fold t
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import replace
 
 import polars as pl
 
 from polaroc._dist import f_sf, t_sf
 from polaroc._input import ColumnLike, FrameLike, as_lazy
 from polaroc._table import (
-    VALUE,
     Adjust,
     FoldTable,
     check_adjust,
@@ -25,6 +25,7 @@ from polaroc._table import (
     guarded,
     listing,
     negligible,
+    pair_differences,
     poisoned,
     problems,
     read_fold_table,
@@ -65,21 +66,12 @@ def _five_by_two(
             "use pr.paired_ttest"
         )
         raise ValueError(msg)
-    frame = _checked_design(table, ft, caller)
+    checked = replace(ft, frame=_checked_design(table, ft, caller))
     keys = [*ft.by, "model_a", "model_b"]
-    left = frame.rename({ft.model: "model_a", VALUE: "_pr_a"})
-    right = frame.rename({ft.model: "model_b", VALUE: "_pr_b"})
-    pairs = left.join(right, on=[*ft.by, *ft.blocks])
-    pairs = pairs.filter(pl.col("model_a") < pl.col("model_b"))
-    d = pl.col("_pr_a") - pl.col("_pr_b")
-    pairs = pairs.select(
-        *keys,
-        ft.repeat,
-        ft.fold,
-        _pr_d=d,
+    pairs = pair_differences(checked).with_columns(
         _pr_scale=pl.max_horizontal(pl.col("_pr_a").abs(), pl.col("_pr_b").abs()),
     )
-    dd = pl.col("_pr_d")
+    dd = pl.col("_pr_diff")
     per_repeat = pairs.group_by([*keys, ft.repeat]).agg(
         _pr_first=dd.get(pl.col(ft.fold).arg_min()),
         _pr_s2=(dd - dd.mean()).pow(2).sum(),
