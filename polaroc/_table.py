@@ -435,3 +435,15 @@ def pair_differences(ft: FoldTable) -> pl.LazyFrame:
     diff = (pl.col("_pr_a") - pl.col("_pr_b")).alias("_pr_diff")
     columns = [*ft.by, "model_a", "model_b", *ft.blocks, "_pr_folds", "_pr_a", "_pr_b", diff]
     return pairs.select(columns).drop_nulls("_pr_diff")
+
+
+def settled_difference() -> pl.Expr:
+    """``_pr_diff`` of :func:`pair_differences`' rows for rank and sign tests.
+
+    Zero when ``a − b`` is zero up to rounding (:func:`negligible`), otherwise rounded to
+    ``DIGITS`` significant digits, so floating-point noise neither breaks ties nor makes
+    zeros non-zero; a NaN difference stays NaN, never a zero.
+    """
+    a, b = pl.col("_pr_a"), pl.col("_pr_b")
+    zero = negligible(a - b, pl.max_horizontal(a.abs(), b.abs()))
+    return pl.when(zero).then(0.0).otherwise((a - b).round_sig_figs(DIGITS)).alias("_pr_diff")

@@ -35,7 +35,9 @@ from polaroc._table import (
     checked,
     metric_expr,
     negligible,
+    pair_differences,
     poisoned,
+    settled_difference,
     with_adjusted,
 )
 
@@ -172,15 +174,8 @@ def wilcoxon_test(
         raise ValueError(msg)
     ft = dataset_means(table, metric=metric, by=by, model=model, dataset=dataset)
     by_ = ft.by
-    left = ft.frame.rename({ft.model: "model_a", VALUE: "_pr_a"})
-    right = ft.frame.rename({ft.model: "model_b", VALUE: "_pr_b"})
-    pairs = left.join(right, on=[*by_, ft.fold]).filter(pl.col("model_a") < pl.col("model_b"))
     keys = [*by_, "model_a", "model_b"]
-    a, b = pl.col("_pr_a"), pl.col("_pr_b")
-    # a NaN difference stays NaN (negligible is null for it), never a zero
-    zero = negligible(a - b, pl.max_horizontal(a.abs(), b.abs()))
-    d = pl.when(zero).then(0.0).otherwise((a - b).round_sig_figs(DIGITS))
-    pairs = pairs.select(*keys, d.alias("_pr_d")).drop_nulls("_pr_d")
+    pairs = pair_differences(ft).select(*keys, settled_difference().alias("_pr_d"))
     pairs = pairs.with_columns(_pr_size=pl.col("_pr_d").abs())
     pairs = pairs.with_columns(
         _pr_rank=pl.col("_pr_size").rank("average").over(keys),
@@ -306,13 +301,8 @@ def sign_test(
     check_alpha(alpha)
     check_adjust(adjust)
     ft = dataset_means(table, metric=metric, by=by, model=model, dataset=dataset)
-    left = ft.frame.rename({ft.model: "model_a", VALUE: "_pr_a"})
-    right = ft.frame.rename({ft.model: "model_b", VALUE: "_pr_b"})
-    pairs = left.join(right, on=[*ft.by, ft.fold]).filter(pl.col("model_a") < pl.col("model_b"))
     keys = [*ft.by, "model_a", "model_b"]
-    a, b = pl.col("_pr_a"), pl.col("_pr_b")
-    d = pl.when(negligible(a - b, pl.max_horizontal(a.abs(), b.abs()))).then(0.0)
-    pairs = pairs.select(*keys, d.otherwise(a - b).alias("_pr_d")).drop_nulls("_pr_d")
+    pairs = pair_differences(ft).select(*keys, settled_difference().alias("_pr_d"))
     dd = pl.col("_pr_d")
     nan = dd.is_nan().any()
     counts = pairs.group_by(keys).agg(

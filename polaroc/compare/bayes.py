@@ -20,13 +20,12 @@ import polars as pl
 from polaroc._dist import t_sf
 from polaroc._input import ColumnLike, FrameLike
 from polaroc._table import (
-    DIGITS,
     ROUNDING,
-    VALUE,
     negligible,
     pair_differences,
     poisoned,
     read_fold_table,
+    settled_difference,
 )
 from polaroc.compare.across import dataset_means
 
@@ -305,15 +304,8 @@ def bayes_signed_rank(
         msg = f"n_samples must be a positive integer, got {n_samples!r}"
         raise ValueError(msg)
     ft = dataset_means(table, metric=metric, by=by, model=model, dataset=dataset)
-    left = ft.frame.rename({ft.model: "model_a", VALUE: "_pr_a"})
-    right = ft.frame.rename({ft.model: "model_b", VALUE: "_pr_b"})
-    pairs = left.join(right, on=[*ft.by, ft.fold]).filter(pl.col("model_a") < pl.col("model_b"))
     keys = [*ft.by, "model_a", "model_b"]
-    a, b = pl.col("_pr_a"), pl.col("_pr_b")
-    # Differences equal to 12 digits are equal, and zero within 1e-12 of the means.
-    tiny = negligible(a - b, pl.max_horizontal(a.abs(), b.abs())).fill_null(value=False)
-    d = pl.when(tiny).then(0.0).otherwise((a - b).round_sig_figs(DIGITS))
-    pairs = pairs.select(*keys, ft.fold, d.alias("_pr_diff")).drop_nulls("_pr_diff")
+    pairs = pair_differences(ft).select(*keys, ft.fold, settled_difference())
     dd = pl.col("_pr_diff")
     stats = pairs.group_by(keys).agg(
         n=dd.count().cast(pl.Int64),
