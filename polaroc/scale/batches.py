@@ -109,6 +109,25 @@ def _run(result: pl.LazyFrame | pl.DataFrame, engine: Engine) -> pl.DataFrame:
     return result.collect(engine=engine) if isinstance(result, pl.LazyFrame) else result
 
 
+class GroupedEvaluate:
+    """:func:`polaroc.evaluate` grouped by ``keys`` with the log's column names.
+
+    The default table of the batched and distributed paths: a class, not a closure, so
+    that Ray and Spark can pickle it to their workers.
+    """
+
+    def __init__(self, keys: list[str], columns: LogColumns, threshold: float = 0.5) -> None:
+        self.keys, self.columns, self.threshold = keys, columns, threshold
+
+    def __call__(self, part: pl.LazyFrame) -> pl.LazyFrame:
+        c = self.columns
+        return evaluate(
+            part, by=self.keys, threshold=self.threshold, model=c.model, fold=c.fold,
+            class_=c.class_, score=c.score, label=c.label, sample=c.sample,
+            dataset=c.dataset, repeat=c.repeat,
+        )  # fmt: skip
+
+
 def evaluate_in_batches(
     log: FrameLike | str | Path,
     table: Table | None = None,
@@ -203,23 +222,13 @@ def evaluate_in_batches(
     """
     frame = scan_logs(log) if isinstance(log, str | Path) else as_lazy(log)
     schema = frame.collect_schema()
-    columns = LogColumns(model=model, fold=fold, dataset=dataset, repeat=repeat)
+    columns = LogColumns(
+        model=model, fold=fold, class_=class_, score=score, label=label, sample=sample,
+        dataset=dataset, repeat=repeat,
+    )  # fmt: skip
     keys = default_by(schema, columns) if by is None else as_names(by)
     if table is None:
-
-        def table(part: pl.LazyFrame) -> pl.LazyFrame:
-            return evaluate(
-                part,
-                by=keys,
-                model=model,
-                fold=fold,
-                class_=class_,
-                score=score,
-                label=label,
-                sample=sample,
-                dataset=dataset,
-                repeat=repeat,
-            )
+        table = GroupedEvaluate(keys, columns)
 
     if not keys:  # by=(): one group, one batch
         return _run(table(frame), engine)

@@ -37,7 +37,6 @@ from polaroc._blocks import CLASS, LABEL, USABLE
 from polaroc._input import LogColumns, as_names, require_columns
 from polaroc._log import SCORE, default_by
 from polaroc.evaluation import COLUMNS
-from polaroc.evaluation import evaluate as evaluate_log
 from polaroc.io import find_log_files, scan_logs
 from polaroc.scale import _big_groups as big_groups
 from polaroc.scale._engines import (
@@ -47,6 +46,7 @@ from polaroc.scale._engines import (
     is_engine_data,
     make_engine,
 )
+from polaroc.scale.batches import GroupedEvaluate
 
 __all__ = ["evaluate"]
 
@@ -297,31 +297,8 @@ def _sample_c1(
 # -------------------------------------------------------------------- public
 
 
-class _Evaluate:
-    """``pr.evaluate`` grouped by ``keys`` with the log's column names (picklable)."""
-
-    def __init__(self, keys: list[str], columns: LogColumns, threshold: float) -> None:
-        self.keys, self.columns, self.threshold = keys, columns, threshold
-
-    def __call__(self, part: pl.LazyFrame) -> pl.LazyFrame:
-        c = self.columns
-        return evaluate_log(
-            part,
-            by=self.keys,
-            threshold=self.threshold,
-            model=c.model,
-            fold=c.fold,
-            class_=c.class_,
-            score=c.score,
-            label=c.label,
-            sample=c.sample,
-            dataset=c.dataset,
-            repeat=c.repeat,
-        )
-
-
 def _is_default(table: Table) -> bool:
-    return isinstance(table, _Evaluate)
+    return isinstance(table, GroupedEvaluate)
 
 
 def _table_schema(
@@ -334,7 +311,7 @@ def _table_schema(
     """The keys, the table function and its output schema (raises as ``evaluate`` does)."""
     keys = default_by(schema, columns) if by is None else as_names(by)
     require_columns(schema, keys)
-    function = _Evaluate(keys, columns, threshold) if table is None else table
+    function = GroupedEvaluate(keys, columns, threshold) if table is None else table
     return keys, function, function(pl.LazyFrame(schema=schema)).collect_schema()
 
 
