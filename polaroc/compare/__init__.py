@@ -15,7 +15,9 @@ from polaroc.compare.across import (
 from polaroc.compare.bayes import bayes_signed_rank, bayes_ttest
 from polaroc.compare.cv5x2 import combined_ftest_5x2cv, paired_ttest_5x2cv
 from polaroc.compare.delong import delong_omnibus, delong_test
+from polaroc.compare.one_test_set import cochran_q, mcnemar_test
 from polaroc.compare.paired import paired_ttest, test_agreement
+from polaroc.compare.power import power_auc, power_auc_test
 from polaroc.compare.selection import select_models
 from polaroc.compare.spread import se_vs_sd
 from polaroc.compare.twoway import anova, duncan, duncan_ranges, duncan_subsets
@@ -24,6 +26,7 @@ __all__ = [
     "anova",
     "bayes_signed_rank",
     "bayes_ttest",
+    "cochran_q",
     "combined_ftest_5x2cv",
     "delong_omnibus",
     "delong_test",
@@ -31,10 +34,13 @@ __all__ = [
     "duncan_ranges",
     "duncan_subsets",
     "friedman_test",
+    "mcnemar_test",
     "mean_ranks",
     "nemenyi_test",
     "paired_ttest",
     "paired_ttest_5x2cv",
+    "power_auc",
+    "power_auc_test",
     "se_vs_sd",
     "select_models",
     "sign_test",

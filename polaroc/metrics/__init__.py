@@ -25,6 +25,7 @@ from polaroc.metrics.operating import min_cost_point, neyman_pearson_point, youd
 from polaroc.metrics.precision_recall import average_precision, pooled_pr_curve, pr_curve
 from polaroc.metrics.resample import bootstrap
 from polaroc.metrics.scored import sauc, sauc_parts
+from polaroc.metrics.smooth import smooth_roc
 
 __all__ = [
     "accuracy",
@@ -54,6 +55,7 @@ __all__ = [
     "sauc",
     "sauc_parts",
     "sensitivity",
+    "smooth_roc",
     "specificity",
     "trapezoid_auc",
     "youden_point",
