@@ -20,8 +20,8 @@ conventions (a two-sided test halves α; sample sizes are not rounded) are pROC 
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 import math
+from collections.abc import Iterable
 from math import sqrt
 from typing import Any
 
