@@ -51,12 +51,15 @@ def _right_or_wrong(
     predicted to be that row's class iff ``score >= threshold``. It is right when the
     predicted class is its label. A sample whose own class ties the top score counts
     as wrong (the model did not single out the label), as does one whose own class has
-    no score row. Returns the rows and the sample keys (group…, fold, sample).
+    no score row. Returns the rows and the sample keys (group…, dataset, fold, sample).
     """
     need = [columns.model, columns.fold, columns.sample]
     parsed = read_log(log, by=group, columns=columns, need=need)
     frame = parsed.frame.filter(unique_rows(parsed.schema, parsed.columns))
-    keys = list(dict.fromkeys([*group, columns.fold, columns.sample]))
+    # sample ids are unique within a (dataset, model, repeat, fold): keep the data set in
+    # the key even when the test pools data sets
+    within = [columns.dataset] if columns.dataset in parsed.schema else []
+    keys = list(dict.fromkeys([*group, *within, columns.fold, columns.sample]))
     score, pos = pl.col(SCORE), pl.col(POSITIVE)
     per_sample = frame.group_by(*keys, columns.model).agg(
         _pr_rows=pl.len(),
@@ -171,7 +174,9 @@ def mcnemar_test(
     class of its highest score (a sample with a single score row — a binary log, or one
     holding only the positive class's rows — is predicted that row's class iff
     ``score >= threshold``), and it is right when that class is its label. A sample
-    whose own class *ties* the top score counts as wrong for that model. Of the n
+    whose own class *ties* the top score counts as wrong for that model (so its
+    accuracy can be below :func:`polaroc.evaluate`'s 1 − ``error``, which counts such
+    a sample 1/k right). Of the n
     paired samples, n_10 are right by a only and n_01 right by b only. Under
     H₀ (equal accuracy) n_10 ~ Binomial(n_10 + n_01, ½) (McNemar 1947; Dietterich
     1998, §3.1, for comparing classifiers trained once):
@@ -224,7 +229,7 @@ def mcnemar_test(
         * A NaN score in a group makes its ``estimate``, ``statistic`` and
           ``p_value`` NaN and ``reject`` null.
         * No discordant samples: the exact p-value is 1; the χ² statistic and
-          p-value are NaN (0/0; statsmodels gives the same).
+          p-value are null (statsmodels divides by zero: χ² = inf, p = 0).
 
     Raises
     ------
@@ -321,7 +326,9 @@ def _mcnemar_columns(
     else:
         use_exact = pl.lit(exact)
     k = n10 if alternative != "two-sided" else pl.min_horizontal(n01, n10)
-    chi2 = ((n10 - n01).abs() - 1).cast(pl.Float64) ** 2 / discordant.cast(pl.Float64)
+    chi2 = pl.when(discordant > 0).then(
+        ((n10 - n01).abs() - 1).cast(pl.Float64) ** 2 / discordant.cast(pl.Float64)
+    )
     nan = pl.col("_pr_nan")
     n = pl.col("n").cast(pl.Float64)
 

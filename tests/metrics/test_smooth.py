@@ -117,7 +117,8 @@ def test_awkward_groups(run):
     rows = {m: g for (m,), g in out.group_by("model")}
     assert rows["m"].height == 10
     assert rows["nan"].height == 1
-    assert np.isnan(rows["nan"]["auc"][0]) and np.isnan(rows["nan"]["fpr"][0])
+    assert np.isnan(rows["nan"]["auc"][0])
+    assert np.isnan(rows["nan"]["fpr"][0])
     for name in ("one", "few"):
         assert rows[name].height == 1
         assert rows[name].select(pl.all().is_null().all()).drop("model", "fold").row(0) == (
