@@ -140,8 +140,9 @@ def test_demo_log_argmax_with_sample_ids_and_every_class(run):
     statistic, p, n01, n10 = mcnemar_oracle(x, exact=False)
     row = out.row(0, named=True)
     assert (row["n"], row["n_01"], row["n_10"]) == (len(x), n01, n10)
+    assert row["statistic"] == pytest.approx(statistic, rel=1e-12)
     assert row["p_value"] == pytest.approx(p, rel=1e-10)
-    # its accuracies are evaluate's 1 − error where no sample ties at the top
+    # Cochran's Q over all six models
     q = run(log, lambda f: pr.cochran_q(f))
     models = sorted(log["model"].unique())
     res = cochrans_q(right_matrix(coded, models))
@@ -159,7 +160,7 @@ def test_multiclass_ties_at_the_top_count_as_wrong(run, rng):
     x = right_matrix(log, ["a", "b", "c"])
     out = run(log, lambda f: pr.mcnemar_test(f, "a", "b", exact=True))
     statistic, p, n01, n10 = mcnemar_oracle(x[:, :2], exact=True)
-    assert out.select("n_01", "n_10").row(0) == (n01, n10)
+    assert out.select("n_01", "n_10", "statistic").row(0) == (n01, n10, statistic)
     assert out["p_value"][0] == pytest.approx(p, rel=1e-10)
     q = run(log, lambda f: pr.cochran_q(f, ["a", "b", "c"]))
     res = cochrans_q(x)
