@@ -12,12 +12,12 @@ lines with a fixed grid, so everything stays one lazy plan.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from math import sqrt
 
 import numpy as np
 import polars as pl
 from scipy import special
 
-from polaroc._dist import normal_sf
 from polaroc._input import FrameLike
 from polaroc.metrics.curves import roc_curve
 
@@ -62,6 +62,11 @@ def binormal_fit(fpr: pl.Expr, tpr: pl.Expr) -> dict[str, pl.Expr]:
         "_pr_points": finite.sum().cast(pl.Int64),
         "_pr_nan": (fpr.is_nan() | tpr.is_nan()).any(),
     }
+
+
+def _upper_tail(z: pl.Expr) -> pl.Expr:
+    """1 − Φ(z) = ½ erfc(z/√2), in Polars."""
+    return 0.5 * (z / sqrt(2.0)).erfc()
 
 
 def _grid(n: int) -> pl.LazyFrame:
@@ -198,7 +203,7 @@ def smooth_roc(
     missing = pl.when(pl.col("_pr_nan")).then(float("nan")).otherwise(None)
     # a + b·z at z = ±inf is NaN for b = 0: the line is then flat at specificity Φ(a).
     line = pl.when(b == 0.0).then(a).otherwise(a + b * z)
-    fpr = pl.when(z.is_null()).then(pl.col("_pr_tpr")).otherwise(normal_sf(line))
+    fpr = pl.when(z.is_null()).then(pl.col("_pr_tpr")).otherwise(_upper_tail(line))
     curve = (
         fits.join(_grid(n), how="cross")
         .filter(usable | (pl.col("_pr_j") == 0))
@@ -207,7 +212,7 @@ def smooth_roc(
             *keys,
             fpr=pl.when(usable).then(fpr).otherwise(missing),
             tpr=pl.when(usable).then(pl.col("_pr_tpr")).otherwise(missing),
-            auc=pl.when(usable).then(normal_sf(-a / (1.0 + b * b).sqrt())).otherwise(missing),
+            auc=pl.when(usable).then(_upper_tail(-a / (1.0 + b * b).sqrt())).otherwise(missing),
         )
     )
     return curve
