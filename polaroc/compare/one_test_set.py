@@ -307,14 +307,15 @@ def mcnemar_test(
         "_pr_nan": (pl.col(f"{_NAN}_a") | pl.col(f"{_NAN}_b")).any(),
     }
     table = both.group_by(group).agg(**counts) if group else both.select(**counts)
-    return _mcnemar_columns(table, group, model_a, model_b, exact, alternative, alpha)
+    dtype = as_lazy(log).collect_schema()[model]
+    names = (pl.lit(model_a, dtype), pl.lit(model_b, dtype))
+    return _mcnemar_columns(table, group, names, exact, alternative, alpha)
 
 
 def _mcnemar_columns(
     table: pl.LazyFrame,
     group: list[str],
-    model_a: Any,
-    model_b: Any,
+    names: tuple[pl.Expr, pl.Expr],
     exact: bool | None,
     alternative: str,
     alpha: float,
@@ -351,8 +352,8 @@ def _mcnemar_columns(
     )
     out = table.select(
         *group,
-        model_a=pl.lit(model_a),
-        model_b=pl.lit(model_b),
+        model_a=names[0],
+        model_b=names[1],
         n="n",
         estimate="estimate",
         statistic="statistic",

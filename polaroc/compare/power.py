@@ -495,10 +495,11 @@ def power_auc_test(
         assert power is not None
         z = ((n * delta**2).sqrt() - _z(power) * va.sqrt()) / v0.sqrt()
         out_alpha, out_power = _normal_cdf(-z) / tail, pl.lit(power, pl.Float64)
+    dtype = schema[model]
     out = table.select(
         *group,
-        model_a=pl.lit(model_a),
-        model_b=pl.lit(model_b),
+        model_a=pl.lit(model_a, dtype),
+        model_b=pl.lit(model_b, dtype),
         auc_a="auc_a",
         auc_b="auc_b",
         n_cases=n,

@@ -253,3 +253,10 @@ def test_pairing_errors(rng):
         pr.cochran_q(log, ["a"])
     with pytest.raises(ValueError, match="alternative"):
         pr.mcnemar_test(log, "a", "b", alternative="two.sided")
+
+
+def test_model_columns_keep_the_logs_dtype(rng):
+    log = binary_log(rng, folds=1, n=30).with_columns(pl.col("model").cast(pl.Categorical))
+    out = pr.mcnemar_test(log, "a", "b").collect()
+    assert out.schema["model_a"] == pl.Categorical
+    assert out.schema["df"] == pl.Int64  # as paired_ttest's, so the tables concatenate
