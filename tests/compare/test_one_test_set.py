@@ -7,6 +7,8 @@ import math
 import numpy as np
 import polars as pl
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from polars.exceptions import ComputeError
 from scipy import stats
 from statsmodels.stats.contingency_tables import cochrans_q, mcnemar
@@ -260,3 +262,48 @@ def test_model_columns_keep_the_logs_dtype(rng):
     out = pr.mcnemar_test(log, "a", "b").collect()
     assert out.schema["model_a"] == pl.Categorical
     assert out.schema["df"] == pl.Int64  # as paired_ttest's, so the tables concatenate
+
+
+@settings(max_examples=40)
+@given(
+    right=st.lists(st.tuples(st.booleans(), st.booleans()), min_size=1, max_size=60),
+    exact=st.sampled_from([True, False, None]),
+)
+def test_any_right_wrong_table_matches_statsmodels_and_swapping_mirrors(right, exact):
+    """Scores 0.9/0.1 on positives make any right/wrong pattern; statsmodels is the oracle."""
+    x = np.array(right, dtype=int)
+    label = np.arange(len(x)) % 2 == 0
+    parts = []
+    for j, name in enumerate(("a", "b")):
+        score = np.where(x[:, j] == 1, np.where(label, 0.9, 0.1), np.where(label, 0.1, 0.9))
+        parts.append(
+            pl.DataFrame(
+                {
+                    "model": name,
+                    "fold": 0,
+                    "sample": np.arange(len(x)),
+                    "score": score,
+                    "label": label,
+                }
+            )
+        )
+    log = pl.concat(parts)
+    ab = pr.mcnemar_test(log, "a", "b", exact=exact).collect().row(0, named=True)
+    ba = pr.mcnemar_test(log, "b", "a", exact=exact).collect().row(0, named=True)
+    n01, n10 = (
+        int(((x[:, 0] == 0) & (x[:, 1] == 1)).sum()),
+        int(((x[:, 0] == 1) & (x[:, 1] == 0)).sum()),
+    )
+    use_exact = exact if exact is not None else n01 + n10 < 25
+    assert (ab["n_01"], ab["n_10"], ab["exact"]) == (n01, n10, use_exact)
+    assert (ba["n_01"], ba["n_10"]) == (n10, n01)
+    assert ba["estimate"] == -ab["estimate"]
+    if use_exact or n01 + n10 > 0:
+        expected = mcnemar(np.array([[0, n10], [n01, 0]]), exact=use_exact)
+        assert ab["p_value"] == pytest.approx(expected.pvalue, rel=1e-10)
+        assert ba["p_value"] == ab["p_value"]
+    else:
+        assert ab["p_value"] is None
+    greater = pr.mcnemar_test(log, "a", "b", alternative="greater").collect()["p_value"][0]
+    less = pr.mcnemar_test(log, "b", "a", alternative="less").collect()["p_value"][0]
+    assert greater == pytest.approx(less, rel=1e-12)
