@@ -6,7 +6,8 @@ ordinary least squares over the empirical curve's points, regressing the probit 
 specificity on the probit of the sensitivity, and reads the AUC off the fitted line.
 Here the points come from :func:`polaroc.roc_curve` (one Polars sort per group); the
 fit is three aggregations per group and the smoothed curve a cross join of the fitted
-lines with a fixed grid, so everything stays one lazy plan.
+lines with a fixed grid, so everything stays one lazy plan. pROC's ``method="density"``
+smooths each class's scores with a Gaussian kernel instead, as R's ``density`` does.
 """
 
 from __future__ import annotations
@@ -18,13 +19,14 @@ import numpy as np
 import polars as pl
 from scipy import special
 
-from polaroc._input import FrameLike
-from polaroc.metrics.curves import roc_curve
+from polaroc._input import FrameLike, LogColumns
+from polaroc._log import POSITIVE, SCORE
+from polaroc.metrics.curves import curve_input, roc_curve
 
 __all__ = ["smooth_roc"]
 
 _POINT_COLUMNS = ("threshold", "fpr", "tpr", "tp", "fp")
-_METHODS = ("binormal",)
+_METHODS = ("binormal", "density")
 
 
 def probit(p: pl.Expr) -> pl.Expr:
@@ -114,7 +116,7 @@ def smooth_roc(
     The curve holds pROC's points: ``n`` sensitivities Φ(Φ⁻¹(i / (n − 1))),
     i = 0 … n − 1, each with specificity Φ(a + b·Φ⁻¹(sensitivity)), plus the corners
     (0, 0) and (1, 1) — ``n + 2`` rows per group, from (0, 0) to (1, 1) in order of
-    ``tpr``. Equal to pROC 1.18 to 1e-9 (``tests/proc/``).
+    ``tpr``. Equal to pROC 1.18 to 1e-9 (``tests/proc/``), as is ``method="density"``.
 
     Parameters
     ----------
@@ -125,24 +127,28 @@ def smooth_roc(
         has one. ``by=()`` smooths one curve for the whole log. A log with a class column
         gives one one-vs-rest curve per class, as :func:`polaroc.roc_curve`.
     method
-        ``"binormal"`` (the only method so far; pROC's ``"density"`` is not
-        implemented).
+        ``"binormal"`` (default) or ``"density"``: pROC's kernel smooth with its
+        defaults (bandwidth ``"nrd0"`` of the group's scores, Gaussian kernel): the two
+        classes' densities as R's ``density`` computes them, sensitivity the cases'
+        density mass at or above each of ``n`` points and specificity the controls'
+        mass below it; its ``auc`` is the trapezoid area under those points.
     n
         Number of sensitivities on the smoothed curve (at least 2; pROC's default 512).
     model, fold, class_, score, label, dataset
         Names of the log's columns.
     weight
         Name of a case-weight column: the empirical curve is then the weighted one
-        (pROC has no weights).
+        (pROC has no weights; ``"binormal"`` only).
 
     Returns
     -------
     pl.LazyFrame
         By…, ``fpr``, ``tpr`` and ``auc`` (the smoothed AUC, repeated on the group's
         rows), sorted by the keys and then along the curve. A group that cannot be
-        smoothed has one row: null values when it has a single class, or fewer than
-        two usable points (pROC: "not smoothable"), or all usable points at one
-        sensitivity; NaN values when it holds a NaN score.
+        smoothed has one row: null values when it has a single class, or (binormal)
+        fewer than two usable points (pROC: "not smoothable") or all usable points at
+        one sensitivity, or (density) fewer than two scores or a zero bandwidth; NaN
+        values when it holds a NaN score.
 
     Raises
     ------
@@ -179,11 +185,20 @@ def smooth_roc(
     (pROC: ``smooth(roc(label, score, direction="<"), n=5)``, AUC 0.7839).
     """
     if method not in _METHODS:
-        msg = f"smooth_roc: method={method!r} is not available; use method='binormal'"
+        msg = f"smooth_roc: method={method!r} is not available; use 'binormal' or 'density'"
         raise ValueError(msg)
     if isinstance(n, bool) or not isinstance(n, int) or n < 2:
         msg = f"smooth_roc: n must be an integer of at least 2 (pROC's default 512), got {n!r}"
         raise ValueError(msg)
+    if method == "density":
+        if weight is not None:
+            msg = "smooth_roc: method='density' takes no weight= (pROC's densities are unweighted)"
+            raise ValueError(msg)
+        columns = LogColumns(
+            model=model, fold=fold, class_=class_, score=score, label=label, dataset=dataset
+        )
+        frame, keys = curve_input(log, by, columns)
+        return _density_curves(frame, keys, n)
     points = roc_curve(
         log,
         by,
@@ -216,3 +231,117 @@ def smooth_roc(
         )
     )
     return curve
+
+
+# ------------------------------------------------------------------ density
+
+
+def _density_curves(frame: pl.LazyFrame, keys: list[str], n: int) -> pl.LazyFrame:
+    """PROC's ``smooth(method="density")``: Gaussian kernel densities of both classes.
+
+    As R's ``density(x, n, from, to, bw)`` (pROC passes bandwidth ``bw.nrd0`` of all the
+    group's scores, from = min − 3·bw, to = max + 3·bw): each class's scores are linearly
+    binned, with weights 1/n_class, onto N = max(n, 512) points (a power of two above 512)
+    spanning [from − 4·bw, to + 4·bw]; the binned masses are convolved with the normal
+    kernel sampled at R's spacing 2·(up − lo)/(2N − 1), as R's FFT does (here as a direct
+    sum over the occupied bins), clipped at 0 and interpolated linearly at n points from
+    ``from`` to ``to``. Sensitivity at point j is the cases' density mass at or above it,
+    specificity the controls' mass below it (pROC's ``roc.utils.perfs.dens``), and the AUC
+    is the trapezoid rule over those points.
+    """
+    big = max(n, 512)
+    if big > 512:
+        big = 2 ** int(np.ceil(np.log2(big)))
+    k = ["_pr_k", *keys]
+    rows = frame.with_columns(_pr_k=pl.lit(0, pl.Int8)).select(*k, SCORE, POSITIVE)
+    s = pl.col(SCORE)
+    hi = s.std()
+    lo_ = pl.min_horizontal(hi, (s.quantile(0.75, "linear") - s.quantile(0.25, "linear")) / 1.34)
+    spread = pl.when(lo_ > 0).then(lo_).when(hi > 0).then(hi).when(s.first() != 0)
+    spread = spread.then(s.first().abs()).otherwise(1.0)
+    params = rows.group_by(k).agg(
+        _pr_bw=0.9 * spread * pl.len().cast(pl.Float64) ** -0.2,
+        _pr_min=s.min(),
+        _pr_max=s.max(),
+        _pr_nan=s.is_nan().any(),
+        _pr_pos=pl.col(POSITIVE).sum().cast(pl.Float64),
+        _pr_neg=(~pl.col(POSITIVE)).sum().cast(pl.Float64),
+        _pr_n=pl.len(),
+    )
+    bw = pl.col("_pr_bw")
+    params = params.with_columns(
+        _pr_from=pl.col("_pr_min") - 3.0 * bw, _pr_to=pl.col("_pr_max") + 3.0 * bw
+    ).with_columns(_pr_lo=pl.col("_pr_from") - 4.0 * bw, _pr_up=pl.col("_pr_to") + 4.0 * bw)
+    params = params.with_columns(
+        _pr_delta=(pl.col("_pr_up") - pl.col("_pr_lo")) / (big - 1),
+        _pr_kstep=2.0 * (pl.col("_pr_up") - pl.col("_pr_lo")) / (2 * big - 1),
+        _pr_ok=(pl.col("_pr_pos") > 0) & (pl.col("_pr_neg") > 0) & (pl.col("_pr_n") >= 2),
+    ).cache()
+    usable = params.filter(pl.col("_pr_ok") & ~pl.col("_pr_nan") & (bw > 0))
+    # linear binning (R's BinDist): each score splits its weight between two bins
+    pos = pl.col(POSITIVE)
+    binned = rows.join(usable.select(*k, "_pr_lo", "_pr_delta", "_pr_pos", "_pr_neg"), on=k)
+    xpos = (s - pl.col("_pr_lo")) / pl.col("_pr_delta")
+    weight = 1.0 / pl.when(pos).then(pl.col("_pr_pos")).otherwise(pl.col("_pr_neg"))
+    binned = binned.with_columns(_pr_ix=xpos.floor(), _pr_fx=xpos - xpos.floor(), _pr_w=weight)
+    low = binned.select(
+        *k, pos, _pr_bin=pl.col("_pr_ix"), _pr_y=pl.col("_pr_w") * (1.0 - pl.col("_pr_fx"))
+    )
+    high = binned.select(
+        *k, pos, _pr_bin=pl.col("_pr_ix") + 1.0, _pr_y=pl.col("_pr_w") * pl.col("_pr_fx")
+    )
+    masses = pl.concat([low, high]).group_by(*k, POSITIVE, "_pr_bin").agg(pl.col("_pr_y").sum())
+    # the kernel sum at each of the N grid points (R: a circular FFT correlation)
+    grid = pl.LazyFrame({"_pr_g": np.arange(big, dtype=np.float64)})
+    kernel = masses.join(usable.select(*k, "_pr_bw", "_pr_kstep"), on=k).join(grid, how="cross")
+    d = (pl.col("_pr_bin") - pl.col("_pr_g")).abs() * pl.col("_pr_kstep") / pl.col("_pr_bw")
+    dens = kernel.group_by(*k, POSITIVE, "_pr_g").agg(
+        _pr_d=(pl.col("_pr_y") * (-0.5 * d * d).exp()).sum()
+        / (pl.col("_pr_bw").first() * sqrt(2.0 * np.pi))
+    )
+    # linear interpolation at n points from `from` to `to` (R's approx)
+    points = pl.LazyFrame({"_pr_i": np.arange(n, dtype=np.int64)})
+    sides = pl.LazyFrame({POSITIVE: [False, True]})
+    at = usable.join(points, how="cross").join(sides, how="cross")
+    x = pl.col("_pr_from") + pl.col("_pr_i") * (pl.col("_pr_to") - pl.col("_pr_from")) / (n - 1)
+    p = (x - pl.col("_pr_lo")) / pl.col("_pr_delta")
+    at = at.with_columns(_pr_j=p.floor(), _pr_f=p - p.floor())
+    left = dens.select(*k, POSITIVE, _pr_j="_pr_g", _pr_d0=pl.col("_pr_d").clip(0.0))
+    right = dens.select(*k, POSITIVE, _pr_j=pl.col("_pr_g") - 1.0, _pr_d1=pl.col("_pr_d").clip(0.0))
+    at = at.join(left, on=[*k, POSITIVE, "_pr_j"]).join(right, on=[*k, POSITIVE, "_pr_j"])
+    at = at.with_columns(
+        _pr_v=pl.col("_pr_d0") * (1.0 - pl.col("_pr_f")) + pl.col("_pr_d1") * pl.col("_pr_f")
+    )
+    wide = (
+        at.group_by(*k, "_pr_i")
+        .agg(
+            _pr_case=pl.col("_pr_v").filter(pl.col(POSITIVE)).first(),
+            _pr_control=pl.col("_pr_v").filter(~pl.col(POSITIVE)).first(),
+        )
+        .sort([*k, "_pr_i"])
+    )
+    case, control = pl.col("_pr_case"), pl.col("_pr_control")
+    # pROC: se_j = cases' mass at points >= j, sp_j = controls' mass at points < j
+    curve = wide.with_columns(
+        tpr=(case.sum() - case.cum_sum() + case).over(k) / case.sum().over(k),
+        fpr=1.0 - (control.cum_sum() - control).over(k) / control.sum().over(k),
+    )
+    corners = usable.select(*k).join(
+        pl.LazyFrame({"_pr_i": [-1, n], "fpr": [1.0, 0.0], "tpr": [1.0, 0.0]}), how="cross"
+    )
+    curve = pl.concat([curve.select(*k, "_pr_i", "fpr", "tpr"), corners]).sort([*k, "_pr_i"])
+    # pROC's order is specificity ascending: i = −1 (fpr 1) … n (fpr 0); trapezoids on it
+    fpr, tpr = pl.col("fpr"), pl.col("tpr")
+    area = (fpr - fpr.shift(-1).over(k)) * (tpr + tpr.shift(-1).over(k)) / 2.0
+    curve = curve.with_columns(_pr_area=area).with_columns(auc=pl.col("_pr_area").sum().over(k))
+    failed = params.filter(~(pl.col("_pr_ok") & ~pl.col("_pr_nan") & (bw > 0))).select(
+        *k,
+        _pr_i=pl.lit(0, pl.Int64),
+        **{
+            c: pl.when(pl.col("_pr_nan")).then(float("nan")).otherwise(None).cast(pl.Float64)
+            for c in ("fpr", "tpr", "auc")
+        },
+    )
+    both = pl.concat([curve.select(*k, "_pr_i", "fpr", "tpr", "auc"), failed])
+    order = [*[False] * len(k), True]
+    return both.sort([*k, "_pr_i"], descending=order).select(*keys, "fpr", "tpr", "auc")

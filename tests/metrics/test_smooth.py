@@ -136,7 +136,42 @@ def test_unit_weights_change_nothing_and_bad_arguments_raise():
     plain = pr.smooth_roc(data, n=16).collect()
     weighted = pr.smooth_roc(data.with_columns(w=pl.lit(1.0)), n=16, weight="w").collect()
     np.testing.assert_allclose(weighted["fpr"], plain["fpr"], atol=1e-12)
-    with pytest.raises(ValueError, match="method='density' is not available"):
-        pr.smooth_roc(data, method="density")
+    with pytest.raises(ValueError, match="method='logcondens' is not available"):
+        pr.smooth_roc(data, method="logcondens")
+    with pytest.raises(ValueError, match="no weight"):
+        pr.smooth_roc(data, method="density", weight="w")
     with pytest.raises(ValueError, match="at least 2"):
         pr.smooth_roc(data, n=1)
+
+
+@pytest.mark.parametrize("case", infb()["smooth_density"], ids=lambda c: f"{c['dataset']}-{c['n']}")
+def test_density_equals_proc(run, case):
+    data = binary_log(infb_csv("infb_smooth").filter(dataset=case["dataset"]))
+    out = run(data, lambda f: pr.smooth_roc(f, method="density", n=case["n"]))
+    assert out.columns == ["dataset", "model", "fold", "fpr", "tpr", "auc"]
+    assert out.height == case["n"] + 2
+    np.testing.assert_allclose(out["fpr"], case["fpr"], rtol=0, atol=1e-9)
+    np.testing.assert_allclose(out["tpr"], case["tpr"], rtol=0, atol=1e-9)
+    assert (out["auc"] - case["auc"]).abs().max() < 1e-9
+
+
+def test_density_groups_and_awkward_groups(run):
+    data = binary_log(infb_csv("infb_smooth").filter(pl.col("dataset") != "docstring"))
+    out = run(data, lambda f: pr.smooth_roc(f, by="dataset", method="density", n=20))
+    expected = {c["dataset"]: c["auc"] for c in infb()["smooth_density"] if c["n"] == 20}
+    for (name,), group in out.group_by("dataset"):
+        assert group.height == 22
+        assert group["auc"][0] == pytest.approx(expected[name], abs=1e-9)
+    base = data.filter(dataset="normal").drop("dataset")
+    nan = base.with_columns(
+        model=pl.lit("nan"),
+        score=pl.when(pl.int_range(pl.len()) == 0).then(float("nan")).otherwise("score"),
+    )
+    one_class = base.with_columns(model=pl.lit("one"), label=pl.lit(True))
+    out = run(pl.concat([base, nan, one_class]), lambda f: pr.smooth_roc(f, method="density", n=8))
+    rows = {m: g for (m,), g in out.group_by("model")}
+    assert rows["m"].height == 10
+    assert rows["nan"].height == 1
+    assert np.isnan(rows["nan"]["auc"][0])
+    assert rows["one"].height == 1
+    assert rows["one"]["auc"][0] is None

@@ -1,4 +1,5 @@
-# Expected values from pROC for polaroc's smooth_roc, power_auc and power_auc_test.
+# Expected values from pROC for polaroc's smooth_roc (binormal, density), power_auc and
+# power_auc_test.
 #
 #   python tests/proc/make_logs_infb.py     # writes infb_smooth.csv, infb_pilot.csv
 #   Rscript tests/proc/make_fixtures_infb.R # writes fixtures_infb.json
@@ -24,6 +25,20 @@ for (name in unique(smooth_data$dataset)) {
       dataset = name, n = n,
       auc = as.numeric(s$auc),
       intercept = unname(coef(s$model)[1]), slope = unname(coef(s$model)[2]),
+      fpr = rev(1 - s$specificities), tpr = rev(s$sensitivities)
+    )
+  }
+}
+
+# --- density smooth (bandwidth nrd0, Gaussian kernel: pROC's defaults)
+density_cases <- list()
+for (name in unique(smooth_data$dataset)) {
+  d <- smooth_data[smooth_data$dataset == name, ]
+  r <- roc(d$label, d$score, levels = c(0, 1), direction = "<", quiet = TRUE)
+  for (n in c(512, 20, 1000)) {
+    s <- smooth(r, method = "density", n = n)
+    density_cases[[length(density_cases) + 1]] <- list(
+      dataset = name, n = n, auc = as.numeric(s$auc),
       fpr = rev(1 - s$specificities), tpr = rev(s$sensitivities)
     )
   }
@@ -96,6 +111,7 @@ out <- list(
   proc_version = as.character(packageVersion("pROC")),
   generated_by = "tests/proc/make_fixtures_infb.R",
   smooth = smooth_cases,
+  smooth_density = density_cases,
   power_one = one,
   power_two = two
 )
