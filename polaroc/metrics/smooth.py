@@ -257,8 +257,11 @@ def _density_curves(frame: pl.LazyFrame, keys: list[str], n: int) -> pl.LazyFram
     s = pl.col(SCORE)
     hi = s.std()
     lo_ = pl.min_horizontal(hi, (s.quantile(0.75, "linear") - s.quantile(0.25, "linear")) / 1.34)
-    spread = pl.when(lo_ > 0).then(lo_).when(hi > 0).then(hi).when(s.first() != 0)
-    spread = spread.then(s.first().abs()).otherwise(1.0)
+    # R's bw.nrd0 falls back to the sd, then |x₁|, then 1 (all scores are then equal)
+    first = s.first().abs()
+    spread = (
+        pl.when(lo_ > 0).then(lo_).when(hi > 0).then(hi).when(first > 0).then(first).otherwise(1.0)
+    )
     params = rows.group_by(k).agg(
         _pr_bw=0.9 * spread * pl.len().cast(pl.Float64) ** -0.2,
         _pr_min=s.min(),
