@@ -175,6 +175,7 @@ def _read_off(
         right_on="_pr_x0",
         by=keys,
         strategy="backward",
+        check_sortedness=False,
     )
     both = lower.sort("_pr_v").join_asof(
         ends.rename({x: "_pr_x1", "_pr_hi": "_pr_y1"}).drop("_pr_lo"),
@@ -182,6 +183,7 @@ def _read_off(
         right_on="_pr_x1",
         by=keys,
         strategy="forward",
+        check_sortedness=False,
     )
     x0, x1, y0, y1, v = (pl.col(c) for c in ("_pr_x0", "_pr_x1", "_pr_y0", "_pr_y1", "_pr_v"))
     value = (
