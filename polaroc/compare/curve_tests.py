@@ -10,12 +10,14 @@ or engine.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from functools import partial
 from typing import Any
 
 import polars as pl
 
 from polaroc._log import POSITIVE, SCORE
 from polaroc._table import Adjust, adjust_p, check_adjust, check_alpha, decision
+from polaroc.compare._boot_auc import boot_auc_sd
 from polaroc.compare.delong import (
     Alternative,
     TwoModels,
@@ -29,7 +31,6 @@ from polaroc.metrics.draws import (
     check_replicates,
     replicates,
     seed_of,
-    stratified_draws,
     uniform,
 )
 
@@ -37,6 +38,7 @@ __all__ = ["bootstrap_test", "venkatraman_test"]
 
 SIDE = "_pr_side"  # 0: model a, 1: model b (unpaired rows)
 SCORE_B = f"{SCORE}_b"
+_BOOT = pl.Struct({"sd_diff": pl.Float64, "n_boot": pl.Int64})
 _K = "_pr_k"
 
 
@@ -187,18 +189,13 @@ def bootstrap_test(
         repeat=repeat,
     )
     group = two.group
-    nan = (pl.col(SCORE).is_nan()).any()
+    nan = pl.col(SCORE).is_nan().any()
+    key = pl.struct(*group).hash(seed) if group else pl.lit(0, pl.UInt64)
     if paired:
         rows = two.rows
-        aucs = {
-            "auc_a": auc(SCORE, POSITIVE),
-            "auc_b": auc(SCORE_B, POSITIVE),
-        }
+        aucs = {"auc_a": auc(SCORE, POSITIVE), "auc_b": auc(SCORE_B, POSITIVE)}
         nan = nan | pl.col(SCORE_B).is_nan().any()
-        strata = [*group, POSITIVE]
-        point = _per_group(rows, group, **aucs, n=pl.len().cast(pl.Int64), _pr_nan=nan)
-        drawn = stratified_draws(rows, strata, two.keys, n_boot, seed)
-        boot = _per_group(drawn, [*group, REPLICATE], **aucs)
+        packed = pl.struct(a=SCORE, b=SCORE_B, positive=POSITIVE, key=key).sort_by(two.keys)
     else:
         rows = _stacked(two, model, model_a)
         side = pl.col(SIDE)
@@ -207,22 +204,14 @@ def bootstrap_test(
             "auc_a": auc(s.filter(side == 0), p.filter(side == 0)),
             "auc_b": auc(s.filter(side == 1), p.filter(side == 1)),
         }
-        strata = [*group, SIDE, POSITIVE]
-        point = _per_group(rows, group, **aucs, n=pl.len().cast(pl.Int64), _pr_nan=nan)
-        drawn = stratified_draws(rows, strata, two.keys, n_boot, seed)
-        boot = _per_group(drawn, [*group, REPLICATE], **aucs)
+        packed = pl.struct(
+            a=pl.when(side == 0).then(s), b=pl.when(side == 1).then(s), positive=p, key=key
+        ).sort_by([SIDE, *two.keys])
+    core = partial(boot_auc_sd, n_boot=n_boot, seed=seed, paired=paired)
+    boot = packed.map_batches(core, return_dtype=_BOOT, returns_scalar=True).alias("_pr_boot")
+    point = _per_group(rows, group, **aucs, n=pl.len().cast(pl.Int64), _pr_nan=nan, _pr_boot=boot)
+    joined = point.unnest("_pr_boot")
     diff = pl.col("auc_a") - pl.col("auc_b")
-    spread = _per_group(
-        boot.with_columns(_pr_d=diff),
-        group,
-        sd_diff=pl.col("_pr_d").drop_nulls().std(),
-        n_boot=pl.col("_pr_d").is_not_null().sum().cast(pl.Int64),
-    )
-    joined = (
-        point.join(spread, on=group, how="left", nulls_equal=True)
-        if group
-        else pl.concat([point, spread], how="horizontal")
-    )
     sd = pl.col("sd_diff")
     statistic = (
         pl.when(sd > 0)
