@@ -278,7 +278,9 @@ def venkatraman_test(
     and recomputes E. Unpaired (Venkatraman 2000): the positives' ranks of the two
     models are pooled and shuffled, so are the negatives', and E is the area between
     the two curves drawn against the mixture of the positive and negative rank
-    distributions (weighted by the share of positives of both samples). The p-value is
+    distributions (weighted by the share of positives π, computed as pROC 1.18 does,
+    (n₊ₐ + n₊ᵦ) / (2 nₐ): the same as the pooled share when the models have as many
+    samples, and kept so that the numbers are pROC's when they do not). The p-value is
     the share of permutations with E ≥ the observed E (one-sided by construction; no
     ``alternative``). All permutations run in one lazy plan (no Python loop), with a
     counter-based generator seeded by ``seed`` (Robin et al. 2011, pROC).
@@ -437,5 +439,87 @@ def _p_value(
 def _venkatraman_unpaired(
     two: TwoModels, model: str, model_a: Any, n_perm: int, seed: int
 ) -> pl.LazyFrame:
-    msg = "venkatraman_test(paired=False) is not implemented yet"
-    raise NotImplementedError(msg)
+    group = two.group
+    side = pl.col(SIDE)
+    rows = _stacked(two, model, model_a).sort([SIDE, *two.keys])
+    rank = pl.col(SCORE).rank("ordinal").over([*group, SIDE]).cast(pl.Float64)
+    ranked = rows.with_columns(_pr_rank=rank).cache()
+    s, p = pl.col(SCORE), pl.col(POSITIVE)
+    point = _per_group(
+        ranked,
+        group,
+        n=pl.len().cast(pl.Int64),
+        auc_a=auc(s.filter(side == 0), p.filter(side == 0)),
+        auc_b=auc(s.filter(side == 1), p.filter(side == 1)),
+        _pr_nan=s.is_nan().any(),
+    )
+    observed = _unpaired_area(ranked, group)
+    point = (
+        point.join(observed, on=group, how="left", nulls_equal=True)
+        if group
+        else pl.concat([point, observed], how="horizontal")
+    )
+    # Venkatraman (2000): within each class, the two models' (jittered) ranks are pooled
+    # and a random subset of the model-a size goes to model a (pROC shuffles and splits).
+    number = pl.int_range(pl.len(), dtype=pl.Int64).over([*group, POSITIVE])
+    crossed = ranked.select(*group, SIDE, POSITIVE, "_pr_rank", number.alias(_K)).join(
+        replicates(n_perm), how="cross"
+    )
+    hashed = [*group, POSITIVE, REPLICATE, _K]
+    cell = [*group, REPLICATE, POSITIVE]
+    size_a = (side == 0).sum().over(cell)
+    order = uniform(hashed, seed).rank("ordinal").over(cell)
+    permuted = crossed.with_columns(
+        _pr_rank=pl.col("_pr_rank") + uniform(hashed, seed + 1) - 0.5,
+        _pr_side=pl.when(order <= size_a).then(0).otherwise(1).cast(pl.Int8),
+    )
+    perms = _unpaired_area(permuted, [*group, REPLICATE]).rename({"statistic": "_pr_e"})
+    return _p_value(point, perms, group, n_perm)
+
+
+def _unpaired_area(frame: pl.LazyFrame, keys: list[str]) -> pl.LazyFrame:
+    """Venkatraman's (2000) unpaired statistic, as pROC's ``venkatraman.unpaired.stat``.
+
+    Per model, at each rank cut-off x: F(x), G(x) the shares of positives and of
+    negatives ranked ≤ x, the mixture p(x) = π F + (1 − π) G and the error
+    e(x) = π F + (1 − π)(1 − G); the statistic is the trapezoid area of
+    |e_a − e_b| over the sorted union of both models' p, each e linearly interpolated
+    between its own points (undefined outside them, where the segment is dropped).
+    π is the positives' share as pROC 1.18 computes it, (n₊ₐ + n₊ᵦ) / (2 nₐ).
+    """
+    side, positive = pl.col(SIDE), pl.col(POSITIVE)
+    within = [*keys, SIDE]
+    cases = positive.sum().over(within).cast(pl.Float64)
+    controls = (~positive).sum().over(within).cast(pl.Float64)
+    n_a = (side == 0).sum().cast(pl.Float64)
+    pi = positive.sum().cast(pl.Float64) / (2.0 * n_a)
+    pi = pi.over(keys) if keys else pi
+    ordered = {"order_by": pl.col("_pr_rank")}
+    f = positive.cast(pl.Int64).cum_sum().over(within, **ordered) / cases  # type: ignore[arg-type]
+    g = (~positive).cast(pl.Int64).cum_sum().over(within, **ordered) / controls  # type: ignore[arg-type]
+    pi_ = pl.col("_pr_pi")
+    points = frame.with_columns(_pr_pi=pi, _pr_f=f, _pr_g=g).select(
+        *keys,
+        SIDE,
+        _pr_x=pi_ * pl.col("_pr_f") + (1.0 - pi_) * pl.col("_pr_g"),
+        _pr_y=pi_ * pl.col("_pr_f") + (1.0 - pi_) * (1.0 - pl.col("_pr_g")),
+    )
+    by_x = {"order_by": pl.col("_pr_x")}
+
+    def other(column: str, fill: str) -> pl.Expr:
+        # the other model's point at or before (forward) / at or after (backward) each x
+        value = pl.when(side == 1).then(pl.col(column))
+        a = pl.when(side == 0).then(pl.col(column))
+        mine_b = value.fill_null(strategy=fill).over(keys or None, **by_x)  # type: ignore[arg-type]
+        mine_a = a.fill_null(strategy=fill).over(keys or None, **by_x)  # type: ignore[arg-type]
+        return pl.when(side == 0).then(mine_b).otherwise(mine_a)
+
+    x0, y0 = other("_pr_x", "forward"), other("_pr_y", "forward")
+    x1, y1 = other("_pr_x", "backward"), other("_pr_y", "backward")
+    x = pl.col("_pr_x")
+    there = pl.when(x1 == x0).then(y0).otherwise(y0 + (x - x0) * (y1 - y0) / (x1 - x0))
+    gap = points.with_columns(_pr_d=(pl.col("_pr_y") - there).abs())
+    prev_x = pl.col("_pr_x").shift(1).over(keys or None, **by_x)  # type: ignore[arg-type]
+    prev_d = pl.col("_pr_d").shift(1).over(keys or None, **by_x)  # type: ignore[arg-type]
+    area = ((pl.col("_pr_d") + prev_d) * (pl.col("_pr_x") - prev_x) / 2.0).sum()
+    return _per_group(gap, keys, statistic=area)

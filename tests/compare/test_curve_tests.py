@@ -295,3 +295,38 @@ def test_auc_ci_degenerate_and_nan():
     )
     got: dict[str, Any] = nan.select(pr.auc_ci("score", "label")).item()
     assert all(math.isnan(v) for v in got.values())
+
+
+def _proc_unpaired_e(r: np.ndarray, s: np.ndarray, d1: np.ndarray, d2: np.ndarray) -> float:
+    # pROC's venkatraman.unpaired.stat transcribed: approxfun is linear, NA outside its range
+    mp = (d1.sum() + d2.sum()) / (2 * d1.size)  # as pROC 1.18 writes it
+
+    def curve(ranks: np.ndarray, d: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        x = np.arange(1, ranks.size + 1)
+        fx = np.array([np.sum(ranks[d] <= v) for v in x]) / d.sum()
+        gx = np.array([np.sum(ranks[~d] <= v) for v in x]) / (~d).sum()
+        return mp * fx + (1 - mp) * gx, mp * fx + (1 - mp) * (1 - gx)
+
+    (rp, re), (sp, se) = curve(r, d1), curve(s, d2)
+    x = np.sort(np.r_[rp, sp])
+    y = np.abs(
+        np.interp(x, rp, re, left=np.nan, right=np.nan)
+        - np.interp(x, sp, se, left=np.nan, right=np.nan)
+    )
+    return float(np.nansum((y[1:] + y[:-1]) * np.diff(x) / 2))
+
+
+@pytest.mark.parametrize("digits", [None, 0])
+def test_unpaired_venkatraman_statistic_equals_proc_definition(rng, digits):
+    log = two_models(rng, n=50, folds=1, digits=digits)
+    log = log.filter((pl.col("model") == "a") | (pl.col("sample") < 35))  # b: 35 samples
+    out = pr.venkatraman_test(log, "a", "b", n_perm=100, seed=3, paired=False).collect()
+    a, b = (log.filter(model=m).sort("sample") for m in ("a", "b"))
+    e = _proc_unpaired_e(
+        _rank_first(a["score"].to_numpy()),
+        _rank_first(b["score"].to_numpy()),
+        a["label"].to_numpy(),
+        b["label"].to_numpy(),
+    )
+    assert out["statistic"][0] == pytest.approx(e, rel=1e-9, abs=1e-15)
+    assert out["n"][0] == 85
