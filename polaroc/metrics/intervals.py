@@ -117,6 +117,34 @@ def _binary_rows(
     return rows, parsed.groups, [*parsed.groups, *keys]
 
 
+def _finish(
+    rows: pl.LazyFrame,
+    groups: list[str],
+    out: pl.LazyFrame,
+    axis: str,
+    at: list[float],
+    values: list[str],
+) -> pl.LazyFrame:
+    """One row per group and point, the contract's policies applied, sorted.
+
+    A group without positives or negatives has null bounds; one holding a NaN score
+    NaN bounds (the bootstrap of a NaN-scored group is not a number).
+    """
+    positive = pl.col(POSITIVE)
+    flags = rows.group_by(groups).agg(
+        _pr_nan=pl.col(SCORE).is_nan().any(), _pr_ok=positive.any() & (~positive).any()
+    )
+    grid = flags.join(pl.LazyFrame({axis: at}, schema={axis: pl.Float64}), how="cross")
+    full = grid.join(out, on=[*groups, axis], how="left", nulls_equal=True)
+    nan = pl.lit(float("nan"))
+    voided = [
+        pl.when(~pl.col("_pr_ok")).then(None).when("_pr_nan").then(nan).otherwise(c).alias(c)
+        for c in values
+    ]
+    user = [g for g in groups if not g.startswith("_pr_")]
+    return full.select(*user, axis, *voided).unique(maintain_order=True).sort(*user, axis)
+
+
 def _quantiles(value: pl.Expr, level: float) -> dict[str, pl.Expr]:
     """PROC's summary of the replicates: R's type-7 quantiles (linear interpolation)."""
     tail = (1.0 - level) / 2.0
@@ -312,8 +340,7 @@ def roc_ci(
         valid.drop("_pr_ok"), on=keys, nulls_equal=True
     )
     out = read.group_by([*groups, x]).agg(**_quantiles(pl.col(y), level))
-    user = [g for g in groups if not g.startswith("_pr_")]
-    return out.select(*user, x, "low", "median", "high").sort(*user, x)
+    return _finish(rows, groups, out, x, at, ["low", "median", "high"])
 
 
 def coords_ci(
@@ -412,5 +439,4 @@ def coords_ci(
         for k, v in _quantiles(pl.col(column).filter(pl.col(column).is_finite()), level).items():
             summary[f"{name}_{k}"] = v
     out = rates.group_by([*groups, "threshold"]).agg(**summary)
-    user = [g for g in groups if not g.startswith("_pr_")]
-    return out.select(*user, "threshold", *summary).sort(*user, "threshold")
+    return _finish(rows, groups, out, "threshold", at, list(summary))

@@ -330,3 +330,50 @@ def test_unpaired_venkatraman_statistic_equals_proc_definition(rng, digits):
     )
     assert out["statistic"][0] == pytest.approx(e, rel=1e-9, abs=1e-15)
     assert out["n"][0] == 85
+
+
+def test_demo_log_shape_with_class_rows_and_renamed_columns(run):
+    demo = pl.read_parquet(pr.demo_log_path()).rename({"score": "prob"})
+    models = sorted(demo["model"].unique().to_list())[:2]
+    cls = "malignant"
+    kw = {"positive_class": cls, "score": "prob", "by": "fold"}
+    boot = run(demo, lambda f: pr.bootstrap_test(f, *models, n_boot=100, seed=1, **kw))
+    venk = run(demo, lambda f: pr.venkatraman_test(f, *models, n_perm=50, seed=1, **kw))
+    delong = run(demo, lambda f: pr.delong_test(f, *models, **kw))
+    assert boot["fold"].to_list() == venk["fold"].to_list() == delong["fold"].to_list()
+    np.testing.assert_allclose(boot["estimate"], delong["estimate"], atol=1e-12)
+    np.testing.assert_allclose(venk["auc_a"], delong["auc_a"], atol=1e-12)
+    one = demo.filter(pl.col("class") == cls)
+    first = one.filter(model=models[0], fold=0)
+    auc = roc_auc_score(first["label"] == cls, first["prob"])
+    assert delong["auc_a"][0] == pytest.approx(auc, abs=1e-12)
+    band = run(
+        demo,
+        lambda f: pr.roc_ci(
+            f, positive_class=cls, score="prob", specificities=[0.9], n_boot=50, seed=1
+        ),
+    )
+    assert band.select("model", "fold").n_unique() == demo.select("model", "fold").n_unique()
+    with pytest.raises(ValueError, match="positive_class"):
+        pr.bootstrap_test(demo, *models, score="prob", n_boot=10).collect()
+
+
+def test_roc_ci_and_coords_ci_policies(rng):
+    log = (
+        two_models(rng, folds=3)
+        .filter(model="a")
+        .with_columns(
+            label=pl.when(pl.col("fold") == 0).then(True).otherwise("label"),
+            score=pl.when((pl.col("fold") == 1) & (pl.col("sample") == 2))
+            .then(float("nan"))
+            .otherwise("score"),
+        )
+    )
+    for out in (
+        pr.roc_ci(log, specificities=[0.5], n_boot=50, seed=1).collect(),
+        pr.coords_ci(log, [0.0], n_boot=50, seed=1).collect(),
+    ):
+        values = out.drop("model", "fold", "specificity", "threshold", strict=False)
+        assert values.row(0) == (None,) * values.width
+        assert all(math.isnan(v) for v in values.row(1))
+        assert all(math.isfinite(v) for v in values.row(2))
