@@ -33,23 +33,20 @@ def _replicate_aucs(score: np.ndarray, positive: np.ndarray, draws: Draws) -> np
     order = np.argsort(neg, kind="stable")
     place = np.empty(n_neg, dtype=np.int64)
     place[order] = np.arange(n_neg)  # each negative's position in score order
-    # twice the count of drawn negatives below a positive fits 32 bits when 2·n₋ does
-    small = np.int32 if 2 * n_neg < 2**31 and n_boot * n_neg < 2**31 else np.int64
+    # counts and flat indices fit 32 bits (half the memory traffic) unless B·n₋ does not
+    small = np.dtype(np.int32 if n_boot * (n_neg + 1) < 2**31 else np.int64)
     sorted_neg = neg[order]
-    low = np.searchsorted(sorted_neg, pos, side="left")
-    high = np.searchsorted(sorted_neg, pos, side="right")
-    flat = np.arange(n_boot, dtype=small)[:, None] * small(n_neg) + place.astype(small)[idx_neg]
+    low = np.searchsorted(sorted_neg, pos, side="left").astype(small)
+    high = np.searchsorted(sorted_neg, pos, side="right").astype(small)
+    offsets = np.arange(n_boot, dtype=small)[:, None] * n_neg
+    flat = offsets + place.astype(small)[idx_neg]
     counts = np.bincount(flat.ravel(), minlength=n_boot * n_neg).reshape(n_boot, n_neg)
     running = np.zeros((n_boot, n_neg + 1), dtype=small)
     np.cumsum(counts, axis=1, out=running[:, 1:])
-    # Σ over drawn positives of C(L) + C(R), row by row (the gathers of both ends at once)
-    both = np.take_along_axis(running, low.astype(small)[idx_pos], axis=1).sum(
-        axis=1, dtype=np.int64
-    )
-    both += np.take_along_axis(running, high.astype(small)[idx_pos], axis=1).sum(
-        axis=1, dtype=np.int64
-    )
-    return 0.5 * both / (float(n_pos) * float(n_neg))
+    both = np.zeros(n_boot, dtype=np.int64)  # Σ over drawn positives of C(L) + C(R)
+    for end in (low, high):
+        both += np.take_along_axis(running, end[idx_pos], axis=1).sum(axis=1, dtype=np.int64)
+    return np.asarray(0.5 * both / (float(n_pos) * float(n_neg)), dtype=np.float64)
 
 
 def boot_auc_sd(rows: pl.Series, n_boot: int, seed: int, paired: bool) -> pl.Series:
