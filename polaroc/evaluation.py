@@ -52,10 +52,21 @@ from polaroc._log import default_by, usable_weight
 __all__ = ["evaluate"]
 
 METRICS = ("auc", "sauc", "error", "average_precision", "auc_se_delong", "auc_se_hanley_mcneil")
-COLUMNS = ("n", "n_classes", *METRICS, "n_null_score", "n_null_label")
+COLUMNS = ("n", "n_classes", *METRICS, "auc_ci_low", "auc_ci_high", "n_null_score", "n_null_label")
+_Z95 = 1.959963984540054  # Φ⁻¹(0.975): auc_ci_low/high are pROC ci.auc (DeLong), clipped to [0, 1]
 
 
 # --------------------------------------------------------------------- pieces
+
+
+def with_auc_ci(table: pl.LazyFrame) -> pl.LazyFrame:
+    """``auc_ci_low``/``auc_ci_high``: auc ∓ 1.96·auc_se_delong clipped to [0, 1] (pROC ci.auc)."""
+    half = _Z95 * pl.col("auc_se_delong")
+    return table.with_columns(
+        auc_ci_low=(pl.col("auc") - half).clip(0.0, 1.0),
+        auc_ci_high=(pl.col("auc") + half).clip(0.0, 1.0),
+    )
+
 
 # a whole log is collapsed when at most 10 % of its first 100,000 scores are distinct and
 # it has 32 rows per such value (a hash aggregation over every row costs about a sort)
@@ -179,6 +190,9 @@ def evaluate(
         directions' SEs (exact for complementary scores, an upper bound
         otherwise) and Hanley & McNeil's takes the larger class value (1,
         ``True``) as the positive class.
+    ``auc_ci_low``, ``auc_ci_high``
+        The 95% DeLong interval ``auc ∓ 1.96·auc_se_delong`` clipped to [0, 1], as
+        pROC's ``ci.auc`` (see :func:`polaroc.auc_ci`); null where the SE is.
     ``n_null_score``, ``n_null_label``
         Rows dropped because the score, or the label (or class), is null.
     ``n_null_weight``
@@ -321,4 +335,4 @@ def evaluate(
     )
     if per_sample or keyed:
         table = unique_keys(table, by_, within, sample)
-    return table.select(*parsed.by, *COLUMNS, *(["n_null_weight"] if weighted else []))
+    return with_auc_ci(table).select(*parsed.by, *COLUMNS, *(["n_null_weight"] if weighted else []))

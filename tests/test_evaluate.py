@@ -27,10 +27,12 @@ COLUMNS = [
     "average_precision",
     "auc_se_delong",
     "auc_se_hanley_mcneil",
+    "auc_ci_low",
+    "auc_ci_high",
     "n_null_score",
     "n_null_label",
 ]
-DTYPES = [pl.Int64, pl.Int64, *[pl.Float64] * 6, pl.Int64, pl.Int64]
+DTYPES = [pl.Int64, pl.Int64, *[pl.Float64] * 8, pl.Int64, pl.Int64]
 
 
 def binary_log(rng, groups: int = 6, n: int = 150, *, ties: bool = False) -> pl.DataFrame:

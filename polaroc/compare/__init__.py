@@ -13,6 +13,7 @@ from polaroc.compare.across import (
     wilcoxon_test,
 )
 from polaroc.compare.bayes import bayes_signed_rank, bayes_ttest
+from polaroc.compare.curve_tests import bootstrap_test, venkatraman_test
 from polaroc.compare.cv5x2 import combined_ftest_5x2cv, paired_ttest_5x2cv
 from polaroc.compare.delong import delong_omnibus, delong_test
 from polaroc.compare.one_test_set import cochran_q, mcnemar_test
@@ -26,6 +27,7 @@ __all__ = [
     "anova",
     "bayes_signed_rank",
     "bayes_ttest",
+    "bootstrap_test",
     "cochran_q",
     "combined_ftest_5x2cv",
     "delong_omnibus",
@@ -45,5 +47,6 @@ __all__ = [
     "select_models",
     "sign_test",
     "test_agreement",
+    "venkatraman_test",
     "wilcoxon_test",
 ]

@@ -10,15 +10,29 @@ Here the mid-ranks are Polars ``rank("average")`` windows over the log's rows.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, Literal
 
 import numpy as np
 import polars as pl
+from scipy.stats import norm as stats_norm
 
-from polaroc._dist import chi2_sf, normal_sf
+from polaroc._dist import chi2_sf, normal_sf, t_ppf, t_sf
 from polaroc._input import FrameLike, LogColumns, as_lazy, as_names
 from polaroc._log import POSITIVE, SCORE, Log, read_log
-from polaroc._table import ROUNDING, guarded, listing, one_class_rows, over, problems
+from polaroc._table import (
+    ROUNDING,
+    Adjust,
+    adjust_p,
+    check_adjust,
+    check_alpha,
+    decision,
+    guarded,
+    listing,
+    one_class_rows,
+    over,
+    problems,
+)
 
 __all__ = ["delong_omnibus", "delong_test"]
 
@@ -116,12 +130,119 @@ def _within_repeats(log: FrameLike, group: list[str], repeat: str) -> list[str]:
     return [repeat, *group] if repeat in schema and repeat not in group else group
 
 
+@dataclass(frozen=True)
+class TwoModels:
+    """Two models' usable rows, ready for a two-curve test.
+
+    Paired: one row per (group…, ``fold``, ``sample``) with ``_pr_score`` (model a),
+    ``_pr_score_b`` (model b) and ``_pr_positive``. Unpaired: each model's own rows,
+    with the ``model`` column, ``_pr_score`` and ``_pr_positive``. ``keys`` order the
+    samples (ties broken in that order).
+    """
+
+    rows: pl.LazyFrame
+    group: list[str]
+    keys: list[str]
+    dtype: pl.DataType
+
+
+def two_models(
+    log: FrameLike,
+    model_a: Any,
+    model_b: Any,
+    *,
+    by: str | Iterable[str] | None,
+    paired: bool,
+    positive_class: Any,
+    caller: str,
+    model: str,
+    fold: str,
+    class_: str,
+    score: str,
+    label: str,
+    sample: str,
+    repeat: str,
+) -> TwoModels:
+    """Read and check the two models' rows of ``log`` (see :func:`delong_test`)."""
+    if model_a == model_b:
+        msg = f"{caller} compares two different models; model_a and model_b are both {model_a!r}"
+        raise ValueError(msg)
+    columns = LogColumns().with_names(
+        model=model, fold=fold, class_=class_, score=score, label=label, sample=sample
+    )
+    group = _within_repeats(log, as_names(by), repeat)
+    need = [model, fold, sample] if paired else [model]
+    parsed = read_log(log, by=group, columns=columns, need=need)
+    frame = _class_rows(log, parsed, positive_class, caller).cache()
+    usable = pl.col(SCORE).is_not_null() & pl.col(POSITIVE).is_not_null()
+    dtype = parsed.schema[model]
+    keys = list(dict.fromkeys([*group, *(c for c in (fold, sample) if parsed.has(c))]))
+    if paired:
+
+        def side(name: Any) -> pl.LazyFrame:
+            rows = frame.filter(pl.col(model) == name)
+            return rows.select(*keys, SCORE, POSITIVE)
+
+        both, found = _pair(side(model_a), side(model_b), keys, (model_a, model_b))
+        head = f"polaroc: {caller} cannot pair the rows of {model_a!r} and {model_b!r}: "
+        tail = f". Each needs one row per ({fold}, {sample}), with the same label."
+        pairs = both.filter(usable & pl.col(f"{SCORE}_b").is_not_null())
+        return TwoModels(guarded(log, pairs, problems(found), head, tail), group, keys, dtype)
+    rows = frame.filter(pl.col(model).is_in(pl.lit([model_a, model_b], pl.List(dtype))))
+    parts = []
+    for name in (model_a, model_b):
+        empty = rows.filter(pl.col(model) == name).select(pl.len().alias("_pr_n"))
+        what = f"model {name!r} has no rows:"
+        parts.append(listing(empty.filter(pl.col("_pr_n") == 0), ["_pr_n"], what))
+    rows = rows.filter(usable).select(*dict.fromkeys([*keys, model]), SCORE, POSITIVE)
+    checked = guarded(log, rows, problems(parts), f"polaroc: {caller}: ", ".")
+    return TwoModels(checked, group, keys, dtype)
+
+
+Alternative = Literal["two-sided", "greater", "less"]
+
+
+def check_alternative(alternative: str) -> None:
+    """Raise ``ValueError`` unless ``alternative`` is one of the three hypotheses."""
+    if alternative not in ("two-sided", "greater", "less"):
+        msg = f"alternative must be 'two-sided', 'greater' or 'less', got {alternative!r}"
+        raise ValueError(msg)
+
+
+def check_level(level: float) -> None:
+    """Raise ``ValueError`` unless ``0 < level < 1``."""
+    if isinstance(level, bool) or not isinstance(level, int | float) or not 0 < level < 1:
+        msg = f"level must be in (0, 1), e.g. 0.95 for a 95% interval; got {level!r}"
+        raise ValueError(msg)
+
+
+def tail_p(statistic: pl.Expr, alternative: str, df: pl.Expr | None = None) -> pl.Expr:
+    """p-value of a z (``df`` None) or t statistic under ``alternative`` (as pROC's roc.test).
+
+    ``"greater"``: H₁ a − b > 0, P(Z ≥ z); ``"less"``: P(Z ≤ z); two-sided: 2 P(Z ≥ |z|).
+    """
+
+    def sf(x: pl.Expr) -> pl.Expr:
+        return normal_sf(x) if df is None else t_sf(x, df)
+
+    if alternative == "greater":
+        return sf(statistic)
+    if alternative == "less":
+        return sf(-statistic)
+    return (2.0 * sf(statistic.abs())).clip(upper_bound=1.0)
+
+
 def delong_test(
     log: FrameLike,
     model_a: Any,
     model_b: Any,
     *,
     by: str | Iterable[str] | None = (),
+    paired: bool = True,
+    alternative: Alternative = "two-sided",
+    level: float = 0.95,
+    alpha: float = 0.05,
+    adjust: Adjust = None,
     positive_class: Any = None,
     model: str = "model",
     fold: str = "fold",
@@ -131,33 +252,55 @@ def delong_test(
     sample: str = "sample",
     repeat: str = "repeat",
 ) -> pl.LazyFrame:
-    """DeLong's test of H₀: AUC_a = AUC_b for two models scored on the same samples.
+    """DeLong's test of H₀: AUC_a = AUC_b (pROC's ``roc.test(method="delong")``).
 
     Each sample's placement value V (for a positive, the share of negatives it
     outscores; for a negative, the share of positives that outscore it; ties ½) has
     mean AUC, and the covariance matrix of the two AUCs is S = S₁₀/n₊ + S₀₁/n₋, with
     S₁₀ (S₀₁) the sample covariance matrix of the two models' placement values over
-    the positives (negatives) (DeLong, DeLong & Clarke-Pearson 1988). Then
-    z = (AUC_a − AUC_b) / √(var_a + var_b − 2 cov) is compared with the standard
-    normal, two-sided. Placement values are computed from mid-ranks as in Sun & Xu
-    (2014), so the cost is that of sorting; ``var_a`` equals
-    ``pr.auc_se(..., method="delong")²`` on model a's rows.
+    the positives (negatives) (DeLong, DeLong & Clarke-Pearson 1988, §2–3).
+
+    * ``paired=True`` (same samples): z = (AUC_a − AUC_b) / √(var_a + var_b − 2 cov)
+      against the standard normal; the interval of the difference is
+      (AUC_a − AUC_b) ± z₍₁₊level₎/₂ · √(var_a + var_b − 2 cov), as pROC's
+      ``roc.test(...)$conf.int`` (two-sided whatever ``alternative`` is).
+    * ``paired=False`` (independent samples, e.g. two test sets): each AUC's variance
+      from its own placement values, t = (AUC_a − AUC_b) / √(var_a + var_b) on
+      Welch–Satterthwaite df = (var_a + var_b)² / (var_a²/(N_a − 1) + var_b²/(N_b − 1))
+      with N the model's samples — pROC's ``roc.test(paired=FALSE)``; the interval is
+      the difference ± t₍₁₊level₎/₂,df · √(var_a + var_b) (pROC reports none).
+
+    Placement values are computed from mid-ranks as in Sun & Xu (2014), so the cost
+    is that of sorting; ``var_a`` equals ``pr.auc_se(..., method="delong")²`` on
+    model a's rows (Robin et al. 2011, pROC).
 
     Parameters
     ----------
     log
-        Binary score log with ``model``, ``fold``, ``sample``, ``score`` and ``label``
-        (and ``class``, see ``positive_class``). The two models' rows are paired on
-        (``fold``, ``sample``): each needs exactly one row per pair, with the same
-        label.
+        Binary score log with ``model``, ``score`` and ``label`` (and ``class``, see
+        ``positive_class``). Paired: also ``fold`` and ``sample``; the two models'
+        rows are paired on (``fold``, ``sample``): each needs exactly one row per
+        pair, with the same label. Unpaired: each model's rows are its own samples.
     model_a, model_b
-        Values of the ``model`` column to compare.
+        Values of the ``model`` column to compare; ``estimate`` is AUC_a − AUC_b.
     by
         Grouping: ``()`` (default) pools all folds into one test (the AUC of the
         pooled scores); ``"fold"`` tests each fold; add ``"dataset"`` for logs of
         several data sets. A log with a ``repeat`` column is always tested within
         each repeat (the column is added to ``by``): every repeat scores each sample
         once, and pooling repeats would count a sample several times.
+    paired
+        ``True`` (default): the models scored the same samples; ``False``: DeLong's
+        unpaired test on independent samples.
+    alternative
+        ``"two-sided"`` (default), ``"greater"`` (H₁: AUC_a > AUC_b) or ``"less"``.
+    level
+        Confidence level of ``ci_low``/``ci_high`` (default 0.95).
+    alpha
+        Significance level of ``reject``.
+    adjust
+        Multiple-comparison adjustment of the p-values across the table's rows (the
+        by groups), e.g. ``"holm"``: adds ``p_adjusted`` and bases ``reject`` on it.
     positive_class
         For a log with a ``class`` column: the class whose score rows are used (a
         row is positive when its label equals it). ``None`` requires the log to hold
@@ -169,20 +312,26 @@ def delong_test(
     Returns
     -------
     pl.LazyFrame
-        One row per by group: by…, ``n_pos``, ``n_neg``, ``auc_a``, ``auc_b``,
-        ``var_a``, ``var_b``, ``cov``, ``z``, ``p_value``.
+        One row per by group: by…, ``model_a``, ``model_b``, ``n`` (samples used:
+        pairs when paired, both models' samples when not), ``estimate``
+        (AUC_a − AUC_b), ``statistic`` (z; t when unpaired), ``df`` (unpaired only),
+        ``p_value``, [``p_adjusted``], ``reject``, ``ci_low``, ``ci_high``,
+        ``auc_a``, ``auc_b``, ``var_a``, ``var_b``, ``cov`` (null when unpaired),
+        ``n_pos``, ``n_neg``.
 
-        * Samples with a null score (in either model) or null label are left out.
+        * Samples with a null score (in either model, when paired) or null label are
+          left out.
         * No positives or no negatives: AUCs null. Fewer than two of either:
-          variances, ``z`` and ``p_value`` null.
-        * A NaN score makes the group's statistics NaN.
-        * Zero variance of the difference (e.g. identical models): ``z`` null when
-          the AUCs are equal, else ±inf with ``p_value`` 0.
+          variances, statistic and p-value null.
+        * A NaN score makes the group's statistics NaN and ``reject`` null.
+        * Zero variance of the difference (e.g. identical models): ``statistic`` null
+          when the AUCs are equal, else ±inf (p-value 0 on the side it points to).
 
     Raises
     ------
     ValueError
-        A column is missing; and for a ``DataFrame`` input samples that don't pair
+        A column is missing, bad ``alternative``, ``level``, ``alpha`` or
+        ``adjust``; and for a paired ``DataFrame`` input samples that don't pair
         up: a model with no rows, a (fold, sample) in one model only or repeated, a
         label that differs between the models, or several classes without
         ``positive_class``. For a ``LazyFrame`` these are checked when the result is
@@ -203,41 +352,117 @@ def delong_test(
     ...     "label": [True, True, True, True, False, False, False, False] * 2,
     ... })
     >>> out = pr.delong_test(log, "a", "b").collect()
-    >>> out.select("auc_a", "auc_b", "var_a", "var_b", "cov", "z", "p_value")
-    shape: (1, 7)
-    ┌───────┬───────┬──────────┬────────┬──────────┬─────────┬──────────┐
-    │ auc_a ┆ auc_b ┆ var_a    ┆ var_b  ┆ cov      ┆ z       ┆ p_value  │
-    │ ---   ┆ ---   ┆ ---      ┆ ---    ┆ ---      ┆ ---     ┆ ---      │
-    │ f64   ┆ f64   ┆ f64      ┆ f64    ┆ f64      ┆ f64     ┆ f64      │
-    ╞═══════╪═══════╪══════════╪════════╪══════════╪═════════╪══════════╡
-    │ 0.875 ┆ 0.625 ┆ 0.020833 ┆ 0.0625 ┆ 0.005208 ┆ 0.92582 ┆ 0.354539 │
-    └───────┴───────┴──────────┴────────┴──────────┴─────────┴──────────┘
+    >>> out.select("n", "estimate", "statistic", "p_value", "ci_low", "ci_high")
+    shape: (1, 6)
+    ┌─────┬──────────┬───────────┬──────────┬───────────┬──────────┐
+    │ n   ┆ estimate ┆ statistic ┆ p_value  ┆ ci_low    ┆ ci_high  │
+    │ --- ┆ ---      ┆ ---       ┆ ---      ┆ ---       ┆ ---      │
+    │ i64 ┆ f64      ┆ f64       ┆ f64      ┆ f64       ┆ f64      │
+    ╞═════╪══════════╪═══════════╪══════════╪═══════════╪══════════╡
+    │ 8   ┆ 0.25     ┆ 0.92582   ┆ 0.354539 ┆ -0.279251 ┆ 0.779251 │
+    └─────┴──────────┴───────────┴──────────┴───────────┴──────────┘
+    >>> pr.delong_test(log, "a", "b", paired=False).collect().select(
+    ...     "n", "statistic", "df", "p_value"
+    ... )
+    shape: (1, 4)
+    ┌─────┬───────────┬──────┬──────────┐
+    │ n   ┆ statistic ┆ df   ┆ p_value  │
+    │ --- ┆ ---       ┆ ---  ┆ ---      │
+    │ i64 ┆ f64       ┆ f64  ┆ f64      │
+    ╞═════╪═══════════╪══════╪══════════╡
+    │ 16  ┆ 0.866025  ┆ 11.2 ┆ 0.404646 │
+    └─────┴───────────┴──────┴──────────┘
     """
-    if model_a == model_b:
-        msg = f"delong_test compares two different models; model_a and model_b are both {model_a!r}"
-        raise ValueError(msg)
-    columns = LogColumns().with_names(
-        model=model, fold=fold, class_=class_, score=score, label=label, sample=sample
+    check_alternative(alternative)
+    check_level(level)
+    check_alpha(alpha)
+    check_adjust(adjust)
+    two = two_models(
+        log,
+        model_a,
+        model_b,
+        by=by,
+        paired=paired,
+        positive_class=positive_class,
+        caller="delong_test",
+        model=model,
+        fold=fold,
+        class_=class_,
+        score=score,
+        label=label,
+        sample=sample,
+        repeat=repeat,
     )
-    group = _within_repeats(log, as_names(by), repeat)
-    parsed = read_log(log, by=group, columns=columns, need=[model, fold, sample])
-    frame = _class_rows(log, parsed, positive_class, "delong_test").cache()
-    keys = list(dict.fromkeys([*group, fold, sample]))
-    usable = pl.col(SCORE).is_not_null() & pl.col(POSITIVE).is_not_null()
-
-    def side(name: Any) -> pl.LazyFrame:
-        rows = frame.filter(pl.col(model) == name)
-        return rows.select(*keys, SCORE, POSITIVE)
-
-    both, found = _pair(side(model_a), side(model_b), keys, (model_a, model_b))
-    head = f"polaroc: delong_test cannot pair the rows of {model_a!r} and {model_b!r}: "
-    tail = f". Each needs one row per ({fold}, {sample}), with the same label."
-    paired = both.filter(usable & pl.col(f"{SCORE}_b").is_not_null())
-    paired = guarded(log, paired, problems(found), head, tail)
-    return _statistics(paired, group)
+    group = two.group
+    if paired:
+        stats = _paired_statistics(two.rows, group)
+    else:
+        stats = _unpaired_statistics(two.rows, group, model, model_a, model_b)
+    stats = stats.with_columns(
+        model_a=pl.lit(model_a, two.dtype), model_b=pl.lit(model_b, two.dtype)
+    )
+    return _test_columns(stats, group, paired, alternative, level, alpha, adjust)
 
 
-def _statistics(paired: pl.LazyFrame, by: list[str]) -> pl.LazyFrame:
+def _moments(v: pl.Expr, positive: pl.Expr) -> dict[str, pl.Expr]:
+    """One model's placement-value moments: AUC and S₁₀/n₊ + S₀₁/n₋ (DeLong 1988, §2)."""
+    n_pos = positive.sum().cast(pl.Float64)
+    n_neg = (~positive).sum().cast(pl.Float64)
+    return {
+        "auc": v.filter(positive).mean(),
+        "var": v.filter(positive).var() / n_pos + v.filter(~positive).var() / n_neg,
+    }
+
+
+def _unpaired_statistics(
+    rows: pl.LazyFrame, group: list[str], model: str, model_a: Any, model_b: Any
+) -> pl.LazyFrame:
+    positive = pl.col(POSITIVE)
+    placed = rows.with_columns(_pr_v=_placements(SCORE, positive, [*group, model]))
+    moments = _moments(pl.col("_pr_v"), positive)
+    per_model = placed.group_by([*group, model]).agg(
+        _pr_auc=moments["auc"],
+        _pr_var=moments["var"],
+        _pr_pos=positive.sum().cast(pl.Int64),
+        _pr_neg=(~positive).sum().cast(pl.Int64),
+        _pr_nan=pl.col(SCORE).is_nan().any(),
+    )
+
+    def side(name: Any, suffix: str) -> pl.LazyFrame:
+        one = per_model.filter(pl.col(model) == name).drop(model)
+        return one.rename({c: f"{c}_{suffix}" for c in one.collect_schema() if c.startswith("_pr")})
+
+    a, b = side(model_a, "a"), side(model_b, "b")
+    both = (
+        a.join(b, on=group, how="full", coalesce=True, nulls_equal=True)
+        if group
+        else a.join(b, how="cross")
+    )
+    c = pl.col
+    n_pos_a, n_neg_a = c("_pr_pos_a").fill_null(0), c("_pr_neg_a").fill_null(0)
+    n_pos_b, n_neg_b = c("_pr_pos_b").fill_null(0), c("_pr_neg_b").fill_null(0)
+    ok = pl.min_horizontal(n_pos_a, n_neg_a, n_pos_b, n_neg_b) > 1
+    defined_a = (n_pos_a > 0) & (n_neg_a > 0)
+    defined_b = (n_pos_b > 0) & (n_neg_b > 0)
+    n_a, n_b = n_pos_a + n_neg_a, n_pos_b + n_neg_b
+    var_a, var_b = c("var_a"), c("var_b")
+    df = (var_a + var_b) ** 2 / (
+        var_a**2 / (n_a - 1).cast(pl.Float64) + var_b**2 / (n_b - 1).cast(pl.Float64)
+    )
+    return both.with_columns(
+        n=n_a + n_b,
+        n_pos=n_pos_a + n_pos_b,
+        n_neg=n_neg_a + n_neg_b,
+        auc_a=pl.when(defined_a).then("_pr_auc_a"),
+        auc_b=pl.when(defined_b).then("_pr_auc_b"),
+        var_a=pl.when(ok).then("_pr_var_a"),
+        var_b=pl.when(ok).then("_pr_var_b"),
+        cov=pl.lit(None, pl.Float64),
+        _pr_nan=c("_pr_nan_a").fill_null(False) | c("_pr_nan_b").fill_null(False),
+    ).with_columns(_pr_var_diff=var_a + var_b, df=df)
+
+
+def _paired_statistics(paired: pl.LazyFrame, by: list[str]) -> pl.LazyFrame:
     positive = pl.col(POSITIVE)
     scored = paired.with_columns(
         _pr_va=_placements(SCORE, positive, by),
@@ -267,32 +492,62 @@ def _statistics(paired: pl.LazyFrame, by: list[str]) -> pl.LazyFrame:
     def covariance(k: str) -> pl.Expr:
         return pl.when(ok).then(pl.col(f"_pr_s10_{k}") / n_pos + pl.col(f"_pr_s01_{k}") / n_neg)
 
+    defined = pl.col("n_pos") * pl.col("n_neg") > 0
     stats = stats.with_columns(
-        auc_a=pl.when(pl.col("n_pos") * pl.col("n_neg") > 0).then("auc_a"),
-        auc_b=pl.when(pl.col("n_pos") * pl.col("n_neg") > 0).then("auc_b"),
+        n=pl.col("n_pos") + pl.col("n_neg"),
+        auc_a=pl.when(defined).then("auc_a"),
+        auc_b=pl.when(defined).then("auc_b"),
         var_a=covariance("aa"),
         var_b=covariance("bb"),
         cov=covariance("ab"),
     )
-    diff = pl.col("auc_a") - pl.col("auc_b")
     var_diff = pl.col("var_a") + pl.col("var_b") - 2.0 * pl.col("cov")
+    return stats.with_columns(_pr_var_diff=var_diff)
+
+
+def _test_columns(
+    stats: pl.LazyFrame,
+    by: list[str],
+    paired: bool,
+    alternative: str,
+    level: float,
+    alpha: float,
+    adjust: str | None,
+) -> pl.LazyFrame:
+    """From AUCs, variances and ``_pr_var_diff`` to the comparison table's columns."""
+    diff = pl.col("auc_a") - pl.col("auc_b")
+    var_diff = pl.col("_pr_var_diff")
     zero_var = var_diff <= ROUNDING**2
-    z = (
+    statistic = (
         pl.when(zero_var & (diff.abs() <= ROUNDING))
         .then(None)
         .when(zero_var)
         .then(diff.sign() * float("inf"))
         .otherwise(diff / var_diff.sqrt())
     )
-    stats = stats.with_columns(z=z).with_columns(p_value=2.0 * normal_sf(pl.col("z").abs()))
-    values = ["auc_a", "auc_b", "var_a", "var_b", "cov", "z", "p_value"]
-    nan = pl.lit(float("nan"))
-    out = stats.select(
-        *by,
-        "n_pos",
-        "n_neg",
-        *(pl.when(pl.col("_pr_nan")).then(nan).otherwise(pl.col(c)).alias(c) for c in values),
+    df = None if paired else pl.col("df")
+    q = float(stats_norm.ppf((1.0 + level) / 2.0)) if paired else t_ppf((1.0 + level) / 2.0, df)  # type: ignore[arg-type]
+    half = q * var_diff.sqrt()
+    out = stats.with_columns(estimate=diff, statistic=statistic).with_columns(
+        p_value=tail_p(pl.col("statistic"), alternative, df),
+        ci_low=pl.col("estimate") - half,
+        ci_high=pl.col("estimate") + half,
     )
+    values = ["estimate", "statistic", "p_value", "ci_low", "ci_high"]
+    values += ["auc_a", "auc_b", "var_a", "var_b", "cov"] + ([] if paired else ["df"])
+    nan = pl.lit(float("nan"))
+    out = out.with_columns(
+        pl.when(pl.col("_pr_nan")).then(nan).otherwise(pl.col(c)).alias(c) for c in values
+    )
+    head = [*by, "model_a", "model_b", "n", "estimate", "statistic"]
+    head += [] if paired else ["df"]
+    tested = ["p_value"]
+    p = pl.col("p_value")
+    if adjust is not None:
+        out = out.with_columns(p_adjusted=adjust_p(p, [], adjust))
+        tested, p = [*tested, "p_adjusted"], pl.col("p_adjusted")
+    extras = ["ci_low", "ci_high", "auc_a", "auc_b", "var_a", "var_b", "cov", "n_pos", "n_neg"]
+    out = out.select(*head, *tested, decision(p, alpha).alias("reject"), *extras)
     return out.sort(by) if by else out
 
 
@@ -344,14 +599,14 @@ def delong_omnibus(
     Returns
     -------
     pl.LazyFrame
-        One row per by group: by…, ``k`` (models), ``n_pos``, ``n_neg``, ``chi2``,
-        ``df`` (k − 1), ``p_value``.
+        One row per by group: by…, ``n`` (samples), ``k`` (models), ``statistic``
+        (χ²), ``df`` (k − 1), ``p_value``, ``n_pos``, ``n_neg``.
 
         * Samples where any model's score, or the label, is null are left out.
-        * Fewer than two positives or negatives: ``chi2`` and ``p_value`` null.
-        * A NaN score makes the group's ``chi2`` and ``p_value`` NaN.
+        * Fewer than two positives or negatives: ``statistic`` and ``p_value`` null.
+        * A NaN score makes the group's ``statistic`` and ``p_value`` NaN.
         * A singular L S Lᵀ (e.g. two models with the same ranking of the samples):
-          ``chi2`` null; drop the duplicate model.
+          ``statistic`` null; drop the duplicate model.
 
     Raises
     ------
@@ -374,14 +629,14 @@ def delong_omnibus(
     ...     "label": [True, True, True, True, False, False, False, False] * 3,
     ... })
     >>> pr.delong_omnibus(log).collect()
-    shape: (1, 6)
-    ┌─────┬───────┬───────┬───────┬─────┬──────────┐
-    │ k   ┆ n_pos ┆ n_neg ┆ chi2  ┆ df  ┆ p_value  │
-    │ --- ┆ ---   ┆ ---   ┆ ---   ┆ --- ┆ ---      │
-    │ i64 ┆ i64   ┆ i64   ┆ f64   ┆ i64 ┆ f64      │
-    ╞═════╪═══════╪═══════╪═══════╪═════╪══════════╡
-    │ 3   ┆ 4     ┆ 4     ┆ 2.724 ┆ 2   ┆ 0.256148 │
-    └─────┴───────┴───────┴───────┴─────┴──────────┘
+    shape: (1, 7)
+    ┌─────┬─────┬───────────┬─────┬──────────┬───────┬───────┐
+    │ n   ┆ k   ┆ statistic ┆ df  ┆ p_value  ┆ n_pos ┆ n_neg │
+    │ --- ┆ --- ┆ ---       ┆ --- ┆ ---      ┆ ---   ┆ ---   │
+    │ i64 ┆ i64 ┆ f64       ┆ i64 ┆ f64      ┆ i64   ┆ i64   │
+    ╞═════╪═════╪═══════════╪═════╪══════════╪═══════╪═══════╡
+    │ 8   ┆ 3   ┆ 2.724     ┆ 2   ┆ 0.256148 ┆ 4     ┆ 4     │
+    └─────┴─────┴───────────┴─────┴──────────┴───────┴───────┘
     """
     chosen = None if models is None else list(dict.fromkeys(models))
     if chosen is not None and len(chosen) < 2:
@@ -479,10 +734,11 @@ def _omnibus_statistics(
     chi2 = packed.map_batches(_contrast_chi2, return_dtype=pl.Float64, is_elementwise=True)
     nan = pl.lit(float("nan"))
     out = per_group.with_columns(
-        chi2=pl.when(pl.col("_pr_nan")).then(nan).when(ok).then(chi2),
+        n=pl.col("n_pos") + pl.col("n_neg"),
+        statistic=pl.when(pl.col("_pr_nan")).then(nan).when(ok).then(chi2),
         df=pl.col("k") - 1,
-    ).with_columns(p_value=chi2_sf(pl.col("chi2"), pl.col("df")))
-    out = out.select(*group, "k", "n_pos", "n_neg", "chi2", "df", "p_value")
+    ).with_columns(p_value=chi2_sf(pl.col("statistic"), pl.col("df")))
+    out = out.select(*group, "n", "k", "statistic", "df", "p_value", "n_pos", "n_neg")
     return out.sort(group) if group else out
 
 

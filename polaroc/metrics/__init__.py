@@ -20,6 +20,7 @@ from polaroc.metrics.binary import (
 )
 from polaroc.metrics.curves import partial_auc, roc_curve, roc_points, trapezoid_auc
 from polaroc.metrics.fold_curves import average_roc, pooled_roc, pooling_table
+from polaroc.metrics.intervals import auc_ci, coords_ci, roc_ci
 from polaroc.metrics.multiclass import multiclass_auc, pairwise_auc, proportion_correct
 from polaroc.metrics.operating import min_cost_point, neyman_pearson_point, youden_point
 from polaroc.metrics.precision_recall import average_precision, pooled_pr_curve, pr_curve
@@ -30,11 +31,13 @@ from polaroc.metrics.smooth import smooth_roc
 __all__ = [
     "accuracy",
     "auc",
+    "auc_ci",
     "auc_se",
     "average_precision",
     "average_roc",
     "bootstrap",
     "confusion",
+    "coords_ci",
     "cost",
     "error",
     "gini",
@@ -50,6 +53,7 @@ __all__ = [
     "ppv",
     "pr_curve",
     "proportion_correct",
+    "roc_ci",
     "roc_curve",
     "roc_points",
     "sauc",

@@ -36,7 +36,7 @@ import polars as pl
 from polaroc._blocks import CLASS, LABEL, USABLE
 from polaroc._input import LogColumns, as_names, require_columns
 from polaroc._log import SCORE, default_by
-from polaroc.evaluation import COLUMNS
+from polaroc.evaluation import COLUMNS, with_auc_ci
 from polaroc.io import find_log_files, scan_logs
 from polaroc.scale import _big_groups as big_groups
 from polaroc.scale._engines import (
@@ -452,7 +452,7 @@ def evaluate(
         parts.append(_per_group(runner, src, small, keys, table, out))
     if big.height:
         whole = _big_table(runner, src, big, keys, columns, threshold, max_group_rows)
-        parts.append(conform(whole.select(*keys, *COLUMNS), out))
+        parts.append(conform(with_auc_ci(whole.lazy()).collect().select(*keys, *COLUMNS), out))
     if not parts:
         return _per_group(runner, src, data, keys, table, out)
     return pl.concat(parts).sort(keys, nulls_last=True)

@@ -122,5 +122,5 @@ def test_every_table_from_one_scan_in_one_collect_all(parquet_logs, build, engin
     part = log.filter(dataset="s1", fold=3)
     a, b = (part.filter(model=m).sort("sample") for m in ("logreg", "nb"))
     expected = delong_two_models(a["score"], b["score"], a["label"])
-    assert row["z"] == pytest.approx(expected["z"], rel=1e-9)
+    assert row["statistic"] == pytest.approx(expected["z"], rel=1e-9)
     assert row["p_value"] == pytest.approx(expected["p_value"], rel=1e-9)

@@ -17,7 +17,25 @@ import polaroc as pr
 from tests.oracles_comparison import delong_two_models
 from tests.tables import sklearn_cv_log
 
-STATS = ("auc_a", "auc_b", "var_a", "var_b", "cov", "z", "p_value")
+STATS = ("auc_a", "auc_b", "var_a", "var_b", "cov", "statistic", "p_value")
+COLUMNS = [
+    "model_a",
+    "model_b",
+    "n",
+    "estimate",
+    "statistic",
+    "p_value",
+    "reject",
+    "ci_low",
+    "ci_high",
+    "auc_a",
+    "auc_b",
+    "var_a",
+    "var_b",
+    "cov",
+    "n_pos",
+    "n_neg",
+]
 
 
 def two_model_log(rng, folds: int = 3, n: int = 120, ties: bool = False) -> pl.DataFrame:
@@ -58,14 +76,15 @@ def oracle(log: pl.DataFrame, a: str = "a", b: str = "b") -> dict[str, float]:
 
 def assert_matches(row: dict, expected: dict) -> None:
     for name in STATS:
-        assert row[name] == pytest.approx(expected[name], rel=1e-9, abs=1e-14), name
+        want = expected["z" if name == "statistic" else name]
+        assert row[name] == pytest.approx(want, rel=1e-9, abs=1e-14), name
 
 
 @pytest.mark.parametrize("ties", [False, True])
 def test_pooled_and_per_fold_match_the_pair_definition(run, rng, ties):
     log = two_model_log(rng, ties=ties)
     pooled = run(log, lambda f: pr.delong_test(f, "a", "b"))
-    assert pooled.columns == ["n_pos", "n_neg", *STATS]
+    assert pooled.columns == COLUMNS
     assert_matches(pooled.row(0, named=True), oracle(log))
     per_fold = run(log, lambda f: pr.delong_test(f, "a", "b", by="fold"))
     assert per_fold["fold"].to_list() == [0, 1, 2]
@@ -138,7 +157,7 @@ def test_identical_models_give_null_z(run, rng):
     out = run(same, lambda f: pr.delong_test(f, "a", "b")).row(0, named=True)
     assert out["auc_a"] == out["auc_b"]
     assert out["var_a"] == pytest.approx(out["cov"])
-    assert out["z"] is None
+    assert out["statistic"] is None
     assert out["p_value"] is None
 
 
@@ -165,7 +184,7 @@ def test_single_positive_has_an_auc_but_no_variance(run):
     out = run(log, lambda f: pr.delong_test(f, "a", "b")).row(0, named=True)
     assert (out["auc_a"], out["auc_b"]) == (1.0, 0.0)
     assert out["var_a"] is None
-    assert out["z"] is None
+    assert out["statistic"] is None
 
 
 def base_log() -> pl.DataFrame:
@@ -314,10 +333,10 @@ def test_omnibus_for_two_models_is_delong_z_squared(run, rng, ties):
     log = two_model_log(rng, ties=ties)
     z = run(log, lambda f: pr.delong_test(f, "a", "b", by="fold"))
     chi = run(log, lambda f: pr.delong_omnibus(f, by="fold"))
-    assert chi.columns == ["fold", "k", "n_pos", "n_neg", "chi2", "df", "p_value"]
+    assert chi.columns == ["fold", "n", "k", "statistic", "df", "p_value", "n_pos", "n_neg"]
     assert chi["k"].to_list() == [2, 2, 2]
     assert chi["df"].to_list() == [1, 1, 1]
-    np.testing.assert_allclose(chi["chi2"], z["z"] ** 2, rtol=1e-9)
+    np.testing.assert_allclose(chi["statistic"], z["statistic"] ** 2, rtol=1e-9)
     np.testing.assert_allclose(chi["p_value"], z["p_value"], rtol=1e-9)
 
 
@@ -326,12 +345,14 @@ def test_omnibus_matches_an_independent_placement_computation(run, rng, k, ties)
     log = k_model_log(rng, k=k, ties=ties)
     pooled = run(log, lambda f: pr.delong_omnibus(f)).row(0, named=True)
     expected = omnibus_oracle(log)
-    assert pooled["chi2"] == pytest.approx(expected, rel=1e-9)
+    assert pooled["statistic"] == pytest.approx(expected, rel=1e-9)
     assert pooled["df"] == k - 1
     assert pooled["p_value"] == pytest.approx(stats.chi2.sf(expected, k - 1), rel=1e-9)
     per_fold = run(log, lambda f: pr.delong_omnibus(f, by="fold"))
     for row in per_fold.iter_rows(named=True):
-        assert row["chi2"] == pytest.approx(omnibus_oracle(log.filter(fold=row["fold"])), rel=1e-9)
+        assert row["statistic"] == pytest.approx(
+            omnibus_oracle(log.filter(fold=row["fold"])), rel=1e-9
+        )
 
 
 def test_omnibus_models_selects_a_subset(rng):
@@ -339,7 +360,7 @@ def test_omnibus_models_selects_a_subset(rng):
     out = pr.delong_omnibus(log, ["m3", "m0", "m1"]).collect().row(0, named=True)
     assert out["k"] == 3
     expected = omnibus_oracle(log.filter(pl.col("model").is_in(["m0", "m1", "m3"])))
-    assert out["chi2"] == pytest.approx(expected, rel=1e-9)
+    assert out["statistic"] == pytest.approx(expected, rel=1e-9)
 
 
 def test_omnibus_awkward_groups(run, rng):
@@ -351,18 +372,18 @@ def test_omnibus_awkward_groups(run, rng):
         label=pl.when(pl.col("fold") == 1).then(True).otherwise("label"),
     )
     out = run(awkward, lambda f: pr.delong_omnibus(f, by="fold"))
-    assert math.isnan(out["chi2"][0])
+    assert math.isnan(out["statistic"][0])
     assert math.isnan(out["p_value"][0])
-    assert out["chi2"][1] is None
+    assert out["statistic"][1] is None
     assert out["p_value"][1] is None
-    assert out["chi2"][2] == pytest.approx(omnibus_oracle(log.filter(fold=2)), rel=1e-9)
+    assert out["statistic"][2] == pytest.approx(omnibus_oracle(log.filter(fold=2)), rel=1e-9)
 
 
 def test_omnibus_with_a_duplicated_model_is_null(run, rng):
     log = k_model_log(rng, k=2, folds=1)
     copy = log.filter(model="m0").with_columns(model=pl.lit("m9"))
     out = run(pl.concat([log, copy]), lambda f: pr.delong_omnibus(f)).row(0, named=True)
-    assert out["chi2"] is None
+    assert out["statistic"] is None
     assert out["p_value"] is None
 
 
@@ -375,7 +396,7 @@ def test_omnibus_null_score_drops_the_sample_from_every_model(rng):
     )
     out = pr.delong_omnibus(holed).collect()
     expected = omnibus_oracle(log.filter(pl.col("sample") != 7))
-    assert out["chi2"][0] == pytest.approx(expected, rel=1e-9)
+    assert out["statistic"][0] == pytest.approx(expected, rel=1e-9)
     assert out["n_pos"][0] + out["n_neg"][0] == 49
 
 
@@ -405,8 +426,8 @@ def test_omnibus_errors(rng):
 def test_omnibus_does_not_depend_on_model_names(seed, order):
     log = k_model_log(np.random.default_rng(seed), k=3, folds=1, n=30)
     renamed = log.with_columns(model=pl.col("model").replace(["m0", "m1", "m2"], order))
-    a = pr.delong_omnibus(log).collect()["chi2"][0]
-    b = pr.delong_omnibus(renamed).collect()["chi2"][0]
+    a = pr.delong_omnibus(log).collect()["statistic"][0]
+    b = pr.delong_omnibus(renamed).collect()["statistic"][0]
     assert (a is None and b is None) or a == pytest.approx(b, rel=1e-9)
 
 
@@ -432,8 +453,8 @@ def test_a_repeated_log_is_tested_within_each_repeat():
     assert got["repeat"].to_list() == [0, 1]
     for r in (0, 1):
         alone = pr.delong_test(log.filter(pl.col("repeat") == r).drop("repeat"), "a", "b").collect()
-        assert got.filter(pl.col("repeat") == r)["z"].item() == pytest.approx(
-            alone["z"].item(), rel=1e-12
+        assert got.filter(pl.col("repeat") == r)["statistic"].item() == pytest.approx(
+            alone["statistic"].item(), rel=1e-12
         )
     omnibus = pr.delong_omnibus(log).collect().sort("repeat")
     assert omnibus["repeat"].to_list() == [0, 1]

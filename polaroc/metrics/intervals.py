@@ -1,0 +1,442 @@
+"""Confidence intervals on one ROC curve: the AUC, the curve, a threshold's coordinates.
+
+pROC's ``ci.auc`` (DeLong), ``ci.se`` / ``ci.sp`` (a stratified bootstrap band of the
+curve) and ``ci.thresholds`` (the bootstrap interval of sensitivity and specificity at
+given thresholds) as an expression and two lazy tables (Robin et al. 2011). The
+bootstrap tables draw every replicate at once (:mod:`polaroc.metrics.draws`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Any, Literal
+
+import polars as pl
+from scipy.stats import norm
+
+from polaroc._input import ColumnLike, FrameLike, LogColumns
+from polaroc._log import POSITIVE, SCORE, read_log
+from polaroc._table import one_class_rows
+from polaroc.metrics.binary import auc, auc_se
+from polaroc.metrics.draws import REPLICATE, check_replicates, seed_of, stratified_draws
+
+__all__ = ["auc_ci", "coords_ci", "roc_ci"]
+
+
+def _check_level(level: float) -> float:
+    if isinstance(level, bool) or not isinstance(level, int | float) or not 0 < level < 1:
+        msg = f"level must be in (0, 1), e.g. 0.95 for a 95% interval; got {level!r}"
+        raise ValueError(msg)
+    return float(level)
+
+
+def auc_ci(
+    score: ColumnLike,
+    positive: ColumnLike,
+    *,
+    level: float = 0.95,
+    method: Literal["delong", "hanley_mcneil"] = "delong",
+) -> pl.Expr:
+    """The AUC with its normal-theory confidence interval (pROC's ``ci.auc``).
+
+    ci = AUC ∓ z₍₁₊level₎/₂ · SE, with SE DeLong's (DeLong, DeLong & Clarke-Pearson
+    1988; pROC's ``ci.auc(method="delong")``) or Hanley & McNeil's (1982), clipped to
+    [0, 1] as pROC clips it. Score first, then the positive indicator (scikit-learn's
+    order is the reverse).
+
+    Parameters
+    ----------
+    score, positive
+        As for :func:`polaroc.auc`.
+    level
+        Confidence level (default 0.95).
+    method
+        ``"delong"`` (default) or ``"hanley_mcneil"``, as for :func:`polaroc.auc_se`.
+
+    Returns
+    -------
+    pl.Expr
+        Aggregating struct expression named ``auc_ci`` with fields ``auc``,
+        ``ci_low``, ``ci_high``: works in ``select``, ``group_by().agg()`` and
+        ``over()``. A degenerate group is null; the bounds are null where the SE is
+        (e.g. DeLong's with fewer than two positives or negatives); NaN scores give NaN.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> import polaroc as pr
+    >>> df = pl.DataFrame({
+    ...     "score": [0.95, 0.86, 0.84, 0.89, 0.15, 0.13, 0.10],
+    ...     "label": [True, True, True, False, False, False, False],
+    ... })
+    >>> df.select(pr.auc_ci("score", "label")).unnest("auc_ci")
+    shape: (1, 3)
+    ┌──────────┬──────────┬─────────┐
+    │ auc      ┆ ci_low   ┆ ci_high │
+    │ ---      ┆ ---      ┆ ---     │
+    │ f64      ┆ f64      ┆ f64     │
+    ╞══════════╪══════════╪═════════╡
+    │ 0.833333 ┆ 0.468116 ┆ 1.0     │
+    └──────────┴──────────┴─────────┘
+    """
+    z = float(norm.ppf((1.0 + _check_level(level)) / 2.0))
+    value = auc(score, positive)
+    half = z * auc_se(score, positive, method=method)
+    return pl.struct(
+        value.alias("auc"),
+        (value - half).clip(0.0, 1.0).alias("ci_low"),
+        (value + half).clip(0.0, 1.0).alias("ci_high"),
+    ).alias("auc_ci")
+
+
+# ------------------------------------------------------------------ bootstrap tables
+
+
+def _binary_rows(
+    log: FrameLike,
+    by: str | Iterable[str] | None,
+    positive_class: Any,
+    caller: str,
+    columns: LogColumns,
+    sample: str,
+    fold: str,
+) -> tuple[pl.LazyFrame, list[str], list[str]]:
+    """The usable binary rows (group…, keys, score, positive), the groups and the order keys."""
+    parsed = read_log(log, by=by, columns=columns)
+    frame = one_class_rows(
+        log,
+        parsed.frame,
+        has_class=parsed.has_class,
+        class_=parsed.class_,
+        positive_class=positive_class,
+        caller=caller,
+    )
+    keys = [c for c in (fold, sample) if parsed.has(c) and c not in parsed.by]
+    usable = pl.col(SCORE).is_not_null() & pl.col(POSITIVE).is_not_null()
+    rows = frame.filter(usable).select(*parsed.groups, *keys, SCORE, POSITIVE)
+    return rows, parsed.groups, [*parsed.groups, *keys]
+
+
+def _finish(
+    rows: pl.LazyFrame,
+    groups: list[str],
+    out: pl.LazyFrame,
+    axis: str,
+    at: list[float],
+    values: list[str],
+) -> pl.LazyFrame:
+    """One row per group and point, the contract's policies applied, sorted.
+
+    A group without positives or negatives has null bounds; one holding a NaN score
+    NaN bounds (the bootstrap of a NaN-scored group is not a number).
+    """
+    positive = pl.col(POSITIVE)
+    flags = rows.group_by(groups).agg(
+        _pr_nan=pl.col(SCORE).is_nan().any(), _pr_ok=positive.any() & (~positive).any()
+    )
+    grid = flags.join(pl.LazyFrame({axis: at}, schema={axis: pl.Float64}), how="cross")
+    full = grid.join(out, on=[*groups, axis], how="left", nulls_equal=True)
+    nan = pl.lit(float("nan"))
+    voided = [
+        pl.when(~pl.col("_pr_ok")).then(None).when("_pr_nan").then(nan).otherwise(c).alias(c)
+        for c in values
+    ]
+    user = [g for g in groups if not g.startswith("_pr_")]
+    return full.select(*user, axis, *voided).unique(maintain_order=True).sort(*user, axis)
+
+
+def _quantiles(value: pl.Expr, level: float) -> dict[str, pl.Expr]:
+    """PROC's summary of the replicates: R's type-7 quantiles (linear interpolation)."""
+    tail = (1.0 - level) / 2.0
+    return {
+        "low": value.quantile(tail, interpolation="linear"),
+        "median": value.quantile(0.5, interpolation="linear"),
+        "high": value.quantile(1.0 - tail, interpolation="linear"),
+    }
+
+
+def _points(drawn: pl.LazyFrame, keys: list[str]) -> pl.LazyFrame:
+    """Every replicate's ROC points as (specificity, sensitivity), threshold by threshold.
+
+    Specificity = TN/N₋ and sensitivity = TP/N₊ as pROC computes them (so equal
+    inputs compare equal), from the highest threshold (0 predicted positive) down.
+    """
+    positive = pl.col(POSITIVE)
+    counts = drawn.group_by([*keys, SCORE]).agg(
+        _pr_p=positive.sum().cast(pl.Int64), _pr_n=(~positive).sum().cast(pl.Int64)
+    )
+    order = {"order_by": pl.col(SCORE), "descending": True}
+    tp = pl.col("_pr_p").cum_sum().over(keys, **order)  # type: ignore[arg-type]
+    fp = pl.col("_pr_n").cum_sum().over(keys, **order)  # type: ignore[arg-type]
+    n_pos = pl.col("_pr_p").sum().over(keys)
+    n_neg = pl.col("_pr_n").sum().over(keys)
+    points = counts.select(
+        *keys,
+        sensitivity=tp / n_pos,
+        specificity=(n_neg - fp) / n_neg,
+    )
+    start = counts.group_by(keys).agg(
+        sensitivity=pl.lit(0.0), specificity=pl.lit(1.0)
+    )  # the threshold above every score
+    return pl.concat([points, start.select(points.collect_schema().names())])
+
+
+def _read_off(
+    points: pl.LazyFrame, keys: list[str], x: str, y: str, at: list[float]
+) -> pl.LazyFrame:
+    """``y`` at ``x = v`` for each v of ``at`` on every replicate's curve, as pROC's ``coords``.
+
+    At a point of the curve the best ``y`` there; between two points linear
+    interpolation along the curve (from the lowest ``y`` at the nearest lower ``x`` to
+    the highest at the nearest higher ``x``): pROC's ``coords(input=x, ret=y)``.
+    """
+    ends = points.group_by([*keys, x]).agg(_pr_lo=pl.col(y).min(), _pr_hi=pl.col(y).max()).sort(x)
+    targets = (
+        points.select(keys)
+        .unique()
+        .join(pl.LazyFrame({"_pr_v": at}, schema={"_pr_v": pl.Float64}), how="cross")
+        .sort("_pr_v")
+    )
+    lower = targets.join_asof(
+        ends.rename({x: "_pr_x0", "_pr_lo": "_pr_y0", "_pr_hi": "_pr_top"}),
+        left_on="_pr_v",
+        right_on="_pr_x0",
+        by=keys,
+        strategy="backward",
+        check_sortedness=False,
+    )
+    both = lower.sort("_pr_v").join_asof(
+        ends.rename({x: "_pr_x1", "_pr_hi": "_pr_y1"}).drop("_pr_lo"),
+        left_on="_pr_v",
+        right_on="_pr_x1",
+        by=keys,
+        strategy="forward",
+        check_sortedness=False,
+    )
+    x0, x1, y0, y1, v = (pl.col(c) for c in ("_pr_x0", "_pr_x1", "_pr_y0", "_pr_y1", "_pr_v"))
+    value = (
+        pl.when(x0 == v).then(pl.col("_pr_top")).otherwise(y1 + (v - x1) / (x0 - x1) * (y0 - y1))
+    )
+    return both.select(*keys, pl.col("_pr_v").alias(x), value.alias(y))
+
+
+def roc_ci(
+    log: FrameLike,
+    *,
+    by: str | Iterable[str] | None = None,
+    specificities: Sequence[float] | None = None,
+    sensitivities: Sequence[float] | None = None,
+    n_boot: int = 2000,
+    level: float = 0.95,
+    seed: int | None = None,
+    positive_class: Any = None,
+    model: str = "model",
+    fold: str = "fold",
+    class_: str = "class",
+    score: str = "score",
+    label: str = "label",
+    sample: str = "sample",
+    dataset: str = "dataset",
+) -> pl.LazyFrame:
+    """Bootstrap confidence band of a ROC curve (pROC's ``ci.se`` / ``ci.sp``).
+
+    The positives and the negatives of each group are resampled with replacement
+    separately (stratified, pROC's default) ``n_boot`` times; on each replicate's
+    curve the sensitivity is read at the given specificities (or the specificity at
+    the given sensitivities) as pROC's ``coords`` reads it (the best value at a point
+    of the curve, linear interpolation between points), and the band is the
+    replicates' (1 − level)/2, ½ and (1 + level)/2 quantiles (R's default type 7): the
+    percentile interval (Carpenter & Bithell 2000; Robin et al. 2011). All replicates
+    run in one lazy plan. Draw it with :func:`polaroc.report.plot_inference.roc_band`.
+
+    Parameters
+    ----------
+    log
+        Binary score log (a log with a ``class`` column: pass ``positive_class``).
+    by
+        Grouping; ``None`` (default) is ``(dataset, model, repeat, fold)`` of the
+        columns the log has; ``()`` one curve over all rows.
+    specificities, sensitivities
+        The points at which to read the curve: give one of them. Neither: the
+        specificities 0, 0.1, …, 1 (pROC's default; note that R's ``seq(0, 1, 0.1)``
+        holds 0.30000000000000004 where this holds 0.3).
+    n_boot
+        Replicates (default 2000, pROC's).
+    level
+        Confidence level of the band (default 0.95).
+    seed
+        Seed of the draws; ``None`` draws a fresh one.
+    positive_class
+        For a log with a ``class`` column: the class whose scores to use.
+    model, fold, class_, score, label, sample, dataset
+        Column names of the log (``fold``/``sample`` order the samples for the draws).
+
+    Returns
+    -------
+    pl.LazyFrame
+        by…, ``specificity`` (or ``sensitivity``), ``low``, ``median``, ``high``;
+        sorted. Replicates whose curve is undefined (a group without positives or
+        negatives) are left out, so such a group has null bounds.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import polars as pl
+    >>> import polaroc as pr
+    >>> rng = np.random.default_rng(0)
+    >>> y = rng.random(200) < 0.4
+    >>> log = pl.DataFrame({"model": "m", "fold": 0, "sample": np.arange(200),
+    ...                     "score": rng.normal(size=200) + y, "label": y})
+    >>> band = pr.roc_ci(log, specificities=[0.5, 0.9], n_boot=500, seed=1).collect()
+    >>> band.select("specificity", "low", "median", "high").with_columns(pl.col("low",
+    ...     "median", "high").round(2))
+    shape: (2, 4)
+    ┌─────────────┬──────┬────────┬──────┐
+    │ specificity ┆ low  ┆ median ┆ high │
+    │ ---         ┆ ---  ┆ ---    ┆ ---  │
+    │ f64         ┆ f64  ┆ f64    ┆ f64  │
+    ╞═════════════╪══════╪════════╪══════╡
+    │ 0.5         ┆ 0.89 ┆ 0.96   ┆ 0.99 │
+    │ 0.9         ┆ 0.21 ┆ 0.36   ┆ 0.57 │
+    └─────────────┴──────┴────────┴──────┘
+    """
+    if specificities is not None and sensitivities is not None:
+        msg = "roc_ci reads the curve at specificities or at sensitivities: give one of them"
+        raise ValueError(msg)
+    x, y = (
+        ("sensitivity", "specificity")
+        if sensitivities is not None
+        else (
+            "specificity",
+            "sensitivity",
+        )
+    )
+    chosen = sensitivities if sensitivities is not None else specificities
+    at = [i / 10 for i in range(11)] if chosen is None else [float(v) for v in chosen]
+    if not at or any(not 0.0 <= v <= 1.0 for v in at):
+        msg = f"roc_ci reads {x} values in [0, 1]; got {at!r}"
+        raise ValueError(msg)
+    check_replicates(n_boot, "n_boot")
+    level = _check_level(level)
+    seed = seed_of(seed)
+    columns = LogColumns().with_names(
+        model=model,
+        fold=fold,
+        class_=class_,
+        score=score,
+        label=label,
+        sample=sample,
+        dataset=dataset,
+    )
+    rows, groups, order = _binary_rows(log, by, positive_class, "roc_ci", columns, sample, fold)
+    drawn = stratified_draws(rows, [*groups, POSITIVE], order, n_boot, seed)
+    keys = [*groups, REPLICATE]
+    valid = (
+        drawn.group_by(keys)
+        .agg(_pr_ok=pl.col(POSITIVE).any() & (~pl.col(POSITIVE)).any())
+        .filter("_pr_ok")
+    )
+    read = _read_off(_points(drawn, keys), keys, x, y, at).join(
+        valid.drop("_pr_ok"), on=keys, nulls_equal=True
+    )
+    out = read.group_by([*groups, x]).agg(**_quantiles(pl.col(y), level))
+    return _finish(rows, groups, out, x, at, ["low", "median", "high"])
+
+
+def coords_ci(
+    log: FrameLike,
+    thresholds: Sequence[float],
+    *,
+    by: str | Iterable[str] | None = None,
+    n_boot: int = 2000,
+    level: float = 0.95,
+    seed: int | None = None,
+    positive_class: Any = None,
+    model: str = "model",
+    fold: str = "fold",
+    class_: str = "class",
+    score: str = "score",
+    label: str = "label",
+    sample: str = "sample",
+    dataset: str = "dataset",
+) -> pl.LazyFrame:
+    """Bootstrap intervals of sensitivity and specificity at given thresholds.
+
+    pROC's ``ci.thresholds`` (and ``ci.coords(input="threshold")``): on ``n_boot``
+    stratified bootstrap replicates (positives and negatives resampled separately),
+    sensitivity = P(score ≥ t | positive) and specificity = P(score < t | negative)
+    at each threshold t — a sample is predicted positive iff its score ≥ t, as
+    :func:`polaroc.confusion` and pROC — summarised by the replicates'
+    (1 − level)/2, ½ and (1 + level)/2 quantiles (percentile intervals; Carpenter &
+    Bithell 2000; Robin et al. 2011). All replicates run in one lazy plan.
+
+    Parameters
+    ----------
+    log
+        Binary score log (a log with a ``class`` column: pass ``positive_class``).
+    thresholds
+        The thresholds (one or more numbers).
+    by, n_boot, level, seed, positive_class, model, fold, class_, score, label, sample, dataset
+        As for :func:`polaroc.roc_ci`.
+
+    Returns
+    -------
+    pl.LazyFrame
+        by…, ``threshold``, ``specificity_low``, ``specificity_median``,
+        ``specificity_high``, ``sensitivity_low``, ``sensitivity_median``,
+        ``sensitivity_high``; sorted.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import polars as pl
+    >>> import polaroc as pr
+    >>> rng = np.random.default_rng(0)
+    >>> y = rng.random(200) < 0.4
+    >>> log = pl.DataFrame({"model": "m", "fold": 0, "sample": np.arange(200),
+    ...                     "score": rng.normal(size=200) + y, "label": y})
+    >>> out = pr.coords_ci(log, [0.5], n_boot=500, seed=1).collect()
+    >>> out.select("threshold", "sensitivity_low", "sensitivity_high").with_columns(
+    ...     pl.col("sensitivity_low", "sensitivity_high").round(2))
+    shape: (1, 3)
+    ┌───────────┬─────────────────┬──────────────────┐
+    │ threshold ┆ sensitivity_low ┆ sensitivity_high │
+    │ ---       ┆ ---             ┆ ---              │
+    │ f64       ┆ f64             ┆ f64              │
+    ╞═══════════╪═════════════════╪══════════════════╡
+    │ 0.5       ┆ 0.59            ┆ 0.8              │
+    └───────────┴─────────────────┴──────────────────┘
+    """
+    at = [float(t) for t in thresholds]
+    if not at:
+        msg = "coords_ci needs at least one threshold"
+        raise ValueError(msg)
+    check_replicates(n_boot, "n_boot")
+    level = _check_level(level)
+    seed = seed_of(seed)
+    columns = LogColumns().with_names(
+        model=model,
+        fold=fold,
+        class_=class_,
+        score=score,
+        label=label,
+        sample=sample,
+        dataset=dataset,
+    )
+    rows, groups, order = _binary_rows(log, by, positive_class, "coords_ci", columns, sample, fold)
+    drawn = stratified_draws(rows, [*groups, POSITIVE], order, n_boot, seed)
+    keys = [*groups, REPLICATE]
+    crossed = drawn.join(
+        pl.LazyFrame({"threshold": at}, schema={"threshold": pl.Float64}), how="cross"
+    )
+    positive, above = pl.col(POSITIVE), pl.col(SCORE) >= pl.col("threshold")
+    rates = crossed.group_by([*keys, "threshold"]).agg(
+        _pr_se=(above & positive).sum() / positive.sum(),
+        _pr_sp=(~above & ~positive).sum() / (~positive).sum(),
+    )
+    summary = {}
+    for name, column in (("specificity", "_pr_sp"), ("sensitivity", "_pr_se")):
+        for k, v in _quantiles(pl.col(column).filter(pl.col(column).is_finite()), level).items():
+            summary[f"{name}_{k}"] = v
+    out = rates.group_by([*groups, "threshold"]).agg(**summary)
+    return _finish(rows, groups, out, "threshold", at, list(summary))
