@@ -48,12 +48,14 @@ BATCH = "batch"
 _N_ROWS = "n_rows"
 
 # ``max_rows="auto"``: an unbounded per-group query holds up to ~8 times its input's
-# in-memory size (measured 4.3–7.9× for pr.evaluate, benchmarks/README.md); a batch is
-# sized so that this peak stays within the log's own in-memory size and half the memory
-# available, and never below _MIN_ROWS rows (below that, each batch's fixed cost of one
-# more query dominates and the memory is small anyway).
+# in-memory size (measured 4.1–7.9× for pr.evaluate, benchmarks/README.md); a batch is
+# sized so that this peak stays within half the log's own in-memory size (the other half
+# of the 2× target is the fixed cost of running the queries: ~80 MB measured) and half
+# the memory available, and never below _MIN_ROWS rows (below that, each batch's fixed
+# cost of one more query dominates and the memory is small anyway).
 PEAK_PER_BYTE = 8
-_MIN_ROWS = 250_000
+_LOG_SHARE = 0.5
+_MIN_ROWS = 100_000
 _SAMPLE_ROWS = 10_000
 _FILE_SCAN = re.compile(r"^\s*(?!PYTHON\b)\w+ SCAN \[", re.MULTILINE)
 _CACHE = re.compile(r"^\s*CACHE\[", re.MULTILINE)
@@ -111,14 +113,16 @@ def auto_rows(rows: int, bytes_per_row: float, available: int | None) -> int:
 
     A query that orders whole groups peaks at about ``PEAK_PER_BYTE`` (8) times the
     in-memory size of what it reads. A batch of ``b`` rows of ``s`` bytes is sized
-    so that ``8·b·s`` stays within the log's in-memory size ``rows·s`` and within half
-    the ``available`` memory: ``b = min(rows·s, available/2) / (8·s)``, at least
-    250,000 rows. A log of ``b`` rows or fewer is one batch (the unbounded query).
+    so that ``8·b·s`` stays within half the log's in-memory size ``rows·s`` and half
+    the ``available`` memory: ``b = min(rows·s/2, available/2) / (8·s)`` — a sixteenth
+    of the log when memory is plenty —, at least 100,000 rows. A log of ``b`` rows or
+    fewer is one batch (the unbounded query).
     """
-    budget = float(rows) * bytes_per_row
+    s = max(bytes_per_row, 1.0)
+    budget = rows * s * _LOG_SHARE
     if available is not None:
         budget = min(budget, available / 2)
-    return max(_MIN_ROWS, int(budget / (PEAK_PER_BYTE * max(bytes_per_row, 1.0))))
+    return max(_MIN_ROWS, int(budget / (PEAK_PER_BYTE * s)))
 
 
 def group_sizes(frame: pl.LazyFrame, keys: list[str]) -> pl.LazyFrame:
