@@ -228,19 +228,29 @@ def lazy_batches(
     return register_io_source(batches, schema=schema, explain_name="polaroc batches").cache()
 
 
-def bounded(log: pl.LazyFrame, table: LazyTable, by: list[str], max_rows: MaxRows) -> pl.LazyFrame:
+def bounded(
+    log: pl.DataFrame | pl.LazyFrame,
+    table: Callable[[pl.DataFrame | pl.LazyFrame], pl.LazyFrame],
+    by: list[str],
+    max_rows: MaxRows,
+) -> pl.LazyFrame:
     """``table(log)``, bounded to whole groups of ``by`` about ``max_rows`` rows at a time.
 
-    The one call a per-group table function makes to bound its memory. ``None``: the
-    plain plan, one query. A number: the batches of :func:`lazy_batches`. ``"auto"``:
-    batches when ``log``'s plan scans files (:func:`scans_files`), sized when collected
-    by :func:`auto_rows`; the plain plan for an in-memory frame (nothing to bound, no
-    cost). ``table`` must not bound itself again, and its groups must include ``by``.
+    The one call a per-group table function makes to bound its memory (e.g.
+    ``bounded(log, partial(multiclass_auc, max_rows=None, ...), keys, max_rows)``).
+    ``None``: the plain plan, one query. A number: the batches of :func:`lazy_batches`.
+    ``"auto"``: batches when ``log`` is a ``LazyFrame`` whose plan scans files
+    (:func:`scans_files`), sized when collected by :func:`auto_rows`; the plain plan,
+    at no cost, for a ``DataFrame`` or an in-memory plan. ``table`` must not bound
+    itself again, and its groups must include ``by``.
     """
-    if max_rows is None or not by or (max_rows == AUTO and not scans_files(log)):
+    if max_rows is None or not by:
         return table(log)
-    rows: int | Literal["auto"] = AUTO if max_rows == AUTO else positive_rows(max_rows)
-    return lazy_batches(log, table, by, rows)
+    if max_rows == AUTO:
+        if isinstance(log, pl.DataFrame) or not scans_files(log):
+            return table(log)
+        return lazy_batches(log, table, by, AUTO)
+    return lazy_batches(log.lazy(), table, by, positive_rows(max_rows))
 
 
 def check_max_rows(max_rows: object) -> MaxRows:

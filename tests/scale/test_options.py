@@ -291,3 +291,16 @@ def test_the_file_scan_detector(tmp_path):
     assert batches.scans_files(pl.scan_ipc(tmp_path / "a.ipc").join(frame.lazy(), on="a"))
     assert not batches.scans_files(frame.lazy())
     assert not batches.scans_files(pl.scan_parquet(tmp_path / "a.parquet").cache())
+
+
+def test_the_one_call_helper_bounds_any_per_group_table(tmp_path, small_budget):
+    # what pr.multiclass_auc and the curves can adopt: bounded(log, table, keys, max_rows)
+    log = multiclass(np.random.default_rng(8))
+    log.write_parquet(tmp_path / "log.parquet")
+    scan = pl.scan_parquet(tmp_path / "log.parquet")
+    keys = ["model", "fold"]
+    plain = pr.multiclass_auc(log).collect()
+    assert_same(batches.bounded(scan, pr.multiclass_auc, keys, "auto").collect(), plain)
+    assert len(small_budget) > 1
+    assert_same(batches.bounded(log, pr.multiclass_auc, keys, 100).collect(), plain)
+    assert "polaroc batches" not in batches.bounded(log, pr.multiclass_auc, keys, "auto").explain()
