@@ -49,12 +49,12 @@ _N_ROWS = "n_rows"
 
 # ``max_rows="auto"``: an unbounded per-group query holds up to ~8 times its input's
 # in-memory size (measured 4.1–7.9× for pr.evaluate, benchmarks/README.md); a batch is
-# sized so that this peak stays within half the log's own in-memory size (the other half
-# of the 2× target is the fixed cost of running the queries: ~80 MB measured) and half
-# the memory available, and never below _MIN_ROWS rows (below that, each batch's fixed
+# sized so that this peak stays within a quarter of the log's own in-memory size (the
+# rest of the 2× target is the fixed cost of running the queries, ~80 MB measured, and
+# the key columns of the plan) and half the memory available, and never below _MIN_ROWS rows (below that, each batch's fixed
 # cost of one more query dominates and the memory is small anyway).
 PEAK_PER_BYTE = 8
-_LOG_SHARE = 0.5
+_LOG_SHARE = 0.25
 _MIN_ROWS = 100_000
 _SAMPLE_ROWS = 10_000
 _FILE_SCAN = re.compile(r"^\s*(?!PYTHON\b)\w+ SCAN \[", re.MULTILINE)
@@ -113,9 +113,9 @@ def auto_rows(rows: int, bytes_per_row: float, available: int | None) -> int:
 
     A query that orders whole groups peaks at about ``PEAK_PER_BYTE`` (8) times the
     in-memory size of what it reads. A batch of ``b`` rows of ``s`` bytes is sized
-    so that ``8·b·s`` stays within half the log's in-memory size ``rows·s`` and half
-    the ``available`` memory: ``b = min(rows·s/2, available/2) / (8·s)`` — a sixteenth
-    of the log when memory is plenty —, at least 100,000 rows. A log of ``b`` rows or
+    so that ``8·b·s`` stays within a quarter of the log's in-memory size ``rows·s`` and
+    half the ``available`` memory: ``b = min(rows·s/4, available/2) / (8·s)`` — a
+    thirty-second of the log when memory is plenty —, at least 100,000 rows. A log of ``b`` rows or
     fewer is one batch (the unbounded query).
     """
     s = max(bytes_per_row, 1.0)
