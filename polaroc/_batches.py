@@ -51,8 +51,9 @@ _N_ROWS = "n_rows"
 # in-memory size (measured 4.1–7.9× for pr.evaluate, benchmarks/README.md); a batch is
 # sized so that this peak stays within a quarter of the log's own in-memory size (the
 # rest of the 2× target is the fixed cost of running the queries, ~80 MB measured, and
-# the key columns of the plan) and half the memory available, and never below _MIN_ROWS rows (below that, each batch's fixed
-# cost of one more query dominates and the memory is small anyway).
+# the key columns of the plan) and half the memory available, and never below _MIN_ROWS
+# rows (below that, each batch's fixed cost of one more query dominates and the memory is
+# small anyway).
 PEAK_PER_BYTE = 8
 _LOG_SHARE = 0.25
 _MIN_ROWS = 100_000
