@@ -22,10 +22,13 @@ reading the log through a cache so that it is scanned once.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any
+from dataclasses import dataclass, field, replace
+from functools import partial
+from typing import Any, Literal
 
 import polars as pl
 
+from polaroc._batches import AUTO, MaxRows, bounded, check_max_rows, scans_files
 from polaroc._blocks import (
     FLAG_COUNTS,
     LABEL,
@@ -112,24 +115,70 @@ def _two_class_se(sums: pl.LazyFrame, dirs: pl.LazyFrame, by: list[str]) -> pl.L
     return counts.join(delong, on=by, how="left", nulls_equal=True)
 
 
-def _bounded(log: FrameLike, max_rows: int, kwargs: dict[str, Any]) -> pl.LazyFrame:
-    """``evaluate(log, **kwargs)`` run whole groups ``max_rows`` rows at a time when collected."""
-    from polaroc.scale.batches import lazy_batches  # scale/ builds on this module
+@dataclass(frozen=True)
+class EvaluateOptions:
+    """Every option of :func:`evaluate` but the log and ``max_rows``, built once.
 
-    if isinstance(max_rows, bool) or not isinstance(max_rows, int) or max_rows < 1:
-        msg = f"max_rows must be a positive integer (rows per batch), got {max_rows!r}"
-        raise ValueError(msg)
+    The batched (``max_rows=``, :func:`polaroc.evaluate_in_batches`) and distributed
+    (:func:`polaroc.distributed.evaluate`) paths hand this one frozen, picklable object
+    down instead of forwarding each keyword by hand, so that all four entry points take
+    the same options and give the same table.
+    """
+
+    columns: LogColumns = field(default_factory=LogColumns)
+    threshold: float = 0.5
+    weight: str | None = None
+    collapse_ties: bool | None = None
+    by: tuple[str, ...] | None = None
+
+    @classmethod
+    def of(
+        cls,
+        *,
+        by: str | Iterable[str] | None = None,
+        threshold: float = 0.5,
+        weight: str | None = None,
+        collapse_ties: bool | None = None,
+        **names: str,
+    ) -> EvaluateOptions:
+        """The options from :func:`evaluate`'s keyword arguments (``names``: the columns)."""
+        keys = None if by is None else tuple(as_names(by))
+        return cls(LogColumns().with_names(**names), threshold, weight, collapse_ties, keys)
+
+    def grouped(self, by: Iterable[str]) -> EvaluateOptions:
+        """The same options grouped by ``by``."""
+        return replace(self, by=tuple(by))
+
+    def keywords(self) -> dict[str, Any]:
+        """:func:`evaluate`'s keyword arguments (``max_rows`` left out)."""
+        c = self.columns
+        return {
+            "by": self.by, "threshold": self.threshold, "model": c.model, "fold": c.fold,
+            "class_": c.class_, "score": c.score, "label": c.label, "sample": c.sample,
+            "dataset": c.dataset, "repeat": c.repeat, "collapse_ties": self.collapse_ties,
+            "weight": self.weight,
+        }  # fmt: skip
+
+
+def _bounded(log: FrameLike, max_rows: MaxRows, options: EvaluateOptions) -> pl.LazyFrame | None:
+    """``evaluate(log)`` run whole groups ``max_rows`` rows at a time when collected.
+
+    ``None`` when there is nothing to bound: ``max_rows=None``, or ``"auto"`` over an
+    in-memory frame or a plan that reads no files (the plain plan then costs nothing
+    more).
+    """
+    if max_rows is None or (max_rows == AUTO and not isinstance(log, pl.LazyFrame)):
+        return None
     frame = as_lazy(log)
-    whole = evaluate(frame, **kwargs)  # validates the log before anything is planned
-    names = LogColumns(
-        model=kwargs["model"], fold=kwargs["fold"], dataset=kwargs["dataset"],
-        repeat=kwargs["repeat"],
-    )  # fmt: skip
-    by = kwargs["by"]
-    keys = default_by(frame.collect_schema(), names) if by is None else as_names(by)
+    if max_rows == AUTO and not scans_files(frame):
+        return None
+    keywords = options.keywords()
+    whole = evaluate(frame, **keywords, max_rows=None)  # validates the log first
+    schema = frame.collect_schema()
+    keys = default_by(schema, options.columns) if options.by is None else list(options.by)
     if not keys:  # one group: one batch
         return whole
-    return lazy_batches(frame, lambda part: evaluate(part, **kwargs), keys, max_rows)
+    return bounded(frame, partial(evaluate, **keywords, max_rows=None), keys, max_rows)
 
 
 # ------------------------------------------------------------------ public API
@@ -150,7 +199,7 @@ def evaluate(
     repeat: str = "repeat",
     collapse_ties: bool | None = None,
     weight: str | None = None,
-    max_rows: int | None = None,
+    max_rows: int | Literal["auto"] | None = "auto",
 ) -> pl.LazyFrame:
     """The per-fold table: n, M (the AUC), sAUC, error and the AUC's standard errors.
 
@@ -244,11 +293,24 @@ def evaluate(
     max_rows
         Bound the memory of the query: when the result is collected, evaluate whole
         groups about ``max_rows`` rows at a time (as :func:`polaroc.evaluate_in_batches`)
-        instead of holding every group until the end of the log. The plan stays lazy and
-        chains as before; collecting it reads the key columns once more to plan the
-        batches, then each batch with a filter pushed into the scan. Default ``None``:
-        one query over the whole log, which holds about 6–8 times the log's in-memory
-        size for a ``pl.scan_parquet`` (every group waits for the end of its input).
+        instead of holding every group until the end of the log (a query that orders
+        every group holds about 5–8 times the log's in-memory size). The plan stays lazy
+        and chains as before; collecting it reads the key columns once more to plan the
+        batches, then each batch with a filter pushed into the scan.
+
+        ``"auto"`` (default): bounded when ``log`` is a ``LazyFrame`` whose plan scans
+        files (``pl.scan_parquet``, :func:`polaroc.scan_logs`, CSV, IPC, NDJSON) and has
+        no ``.cache()`` (a cached log is held whole for the tables that share it); the
+        plain plan, at no extra cost, for a ``DataFrame`` or an in-memory ``LazyFrame``.
+        When collected, the batch size is chosen from what the plan knows: the log's
+        rows ``N`` (counted with the groups from the key columns: Parquet metadata for
+        a plain scan), its in-memory bytes per row ``s`` (from its first 10,000 rows)
+        and the memory available ``A`` (``/proc/meminfo``): a batch of
+        ``b = min(N·s/4, A/2) / (8·s)`` rows (a thirty-second of the log when memory
+        is plenty), at least 100,000, so that the batch's peak (about 8× its size) stays
+        within a quarter of the log's size and half the free memory. A log of ``b`` rows or
+        fewer runs as one query, unfiltered. ``None``: always one
+        query over the whole log. A number (NumPy integers too): that many rows a batch.
 
     Returns
     -------
@@ -287,13 +349,14 @@ def evaluate(
     >>> [t.height for t in tables]
     [2, 2]
     """
-    if max_rows is not None:
-        arguments = {
-            "by": by, "threshold": threshold, "model": model, "fold": fold, "class_": class_,
-            "score": score, "label": label, "sample": sample, "dataset": dataset,
-            "repeat": repeat, "collapse_ties": collapse_ties, "weight": weight,
-        }  # fmt: skip
-        return _bounded(log, max_rows, arguments)
+    options = EvaluateOptions.of(
+        by=by, threshold=threshold, weight=weight, collapse_ties=collapse_ties, model=model,
+        fold=fold, class_=class_, score=score, label=label, sample=sample, dataset=dataset,
+        repeat=repeat,
+    )  # fmt: skip
+    batched = _bounded(log, check_max_rows(max_rows), options)
+    if batched is not None:
+        return batched
     names = {"model": model, "fold": fold, "class_": class_, "score": score, "label": label}
     columns = log_columns(**names).with_names(sample=sample, dataset=dataset, repeat=repeat)
     parsed, frame = read_classes(log, by=by, columns=columns, weight=weight)

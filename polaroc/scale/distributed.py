@@ -33,10 +33,11 @@ from urllib.parse import unquote
 
 import polars as pl
 
+from polaroc._batches import positive_rows
 from polaroc._blocks import CLASS, LABEL, USABLE
-from polaroc._input import LogColumns, as_names, require_columns
+from polaroc._input import LogColumns, require_columns
 from polaroc._log import SCORE, default_by
-from polaroc.evaluation import COLUMNS, with_auc_ci
+from polaroc.evaluation import COLUMNS, EvaluateOptions, with_auc_ci
 from polaroc.io import find_log_files, scan_logs
 from polaroc.scale import _big_groups as big_groups
 from polaroc.scale._engines import (
@@ -302,16 +303,13 @@ def _is_default(table: Table) -> bool:
 
 
 def _table_schema(
-    schema: pl.Schema,
-    columns: LogColumns,
-    by: str | Iterable[str] | None,
-    table: Table | None,
-    threshold: float,
+    schema: pl.Schema, options: EvaluateOptions, table: Table | None
 ) -> tuple[list[str], Table, pl.Schema]:
     """The keys, the table function and its output schema (raises as ``evaluate`` does)."""
-    keys = default_by(schema, columns) if by is None else as_names(by)
+    by = options.by
+    keys = default_by(schema, options.columns) if by is None else list(by)
     require_columns(schema, keys)
-    function = GroupedEvaluate(keys, columns, threshold) if table is None else table
+    function = GroupedEvaluate(options.grouped(keys)) if table is None else table
     return keys, function, function(pl.LazyFrame(schema=schema)).collect_schema()
 
 
@@ -323,6 +321,8 @@ def evaluate(
     by: str | Iterable[str] | None = None,
     max_group_rows: int | None = None,
     threshold: float = 0.5,
+    weight: str | None = None,
+    collapse_ties: bool | None = None,
     partitions: int | None = None,
     model: str = "model",
     fold: str = "fold",
@@ -366,8 +366,10 @@ def evaluate(
     max_group_rows
         Groups with more rows than this are computed without gathering them
         (``table`` must then be the default). ``None``: every group is gathered.
-    threshold
-        Decision threshold of the error of single-row samples (as in ``evaluate``).
+    threshold, weight, collapse_ties
+        Options of the default table, as in :func:`polaroc.evaluate` (the same
+        object carries them to the workers). Groups above ``max_group_rows`` take no
+        ``weight``.
     partitions
         Shuffle partitions (default: the cluster's CPUs, at least 2).
     model, fold, class_, score, label, sample, dataset, repeat
@@ -408,29 +410,29 @@ def evaluate(
     >>> table.equals(one_machine)
     True
     """
-    columns = LogColumns().with_names(
-        model=model,
-        fold=fold,
-        dataset=dataset,
+    options = EvaluateOptions.of(
+        by=by, threshold=threshold, weight=weight, collapse_ties=collapse_ties, model=model,
+        fold=fold, class_=class_, score=score, label=label, sample=sample, dataset=dataset,
         repeat=repeat,
-        class_=class_,
-        score=score,
-        label=label,
-        sample=sample,
-    )
+    )  # fmt: skip
+    columns = options.columns
     if engine not in ("ray", "spark", "polars"):
         msg = f"engine must be 'ray', 'spark' or 'polars' (this machine), got {engine!r}"
         raise ValueError(msg)
-    if max_group_rows is not None and max_group_rows < 1:
-        msg = f"max_group_rows must be a positive number of rows, got {max_group_rows!r}"
-        raise ValueError(msg)
+    if max_group_rows is not None:
+        max_group_rows = positive_rows(max_group_rows, name="max_group_rows")
+        if weight is not None:
+            msg = "max_group_rows computes unweighted counts; leave weight=None or drop it"
+            raise ValueError(msg)
+    if partitions is not None:
+        partitions = positive_rows(partitions, name="partitions")
     paths = _paths(source)
     if paths is not None:  # the one-machine errors, before an engine starts
-        _table_schema(scan_logs(paths).collect_schema(), columns, by, table, threshold)
+        _table_schema(scan_logs(paths).collect_schema(), options, table)
     runner = make_engine(engine, partitions)
     src = _Source(runner, source)
     schema = src.schema
-    keys, table, out = _table_schema(schema, columns, by, table, threshold)
+    keys, table, out = _table_schema(schema, options, table)
     if max_group_rows is not None and not _is_default(table):
         msg = "max_group_rows computes pr.evaluate's table; leave table=None to use it"
         raise ValueError(msg)

@@ -192,6 +192,24 @@ def test_shuffled_multiclass(engine: str, logs: dict[str, object]) -> None:
     assert_same(got, one_machine(logs["multiclass"]))
 
 
+def test_options_and_renamed_columns_on_engine(engine: str, tmp_path: object) -> None:
+    """weight, threshold, collapse_ties and renamed columns reach the workers (issue 21)."""
+    names = {"model": "clf", "fold": "cv", "score": "prob", "label": "y"}
+    log = (
+        binary_log(seed=5, n=600)
+        .drop("dataset")
+        .with_columns((pl.int_range(pl.len()) % 4 * 0.5).alias("w"))
+    )
+    log = log.rename(names)
+    path = Path(str(tmp_path)) / "renamed.parquet"
+    log.write_parquet(path)
+    options = {**names, "weight": "w", "threshold": 0.2, "collapse_ties": True}
+    got = distributed.evaluate(str(path), engine=engine, **options)  # type: ignore[arg-type]
+    want = one_machine(log, **options)
+    assert "n_null_weight" in got.columns
+    assert_same(got, want)
+
+
 def test_big_groups_on_engine(engine: str, logs: dict[str, object]) -> None:
     """Groups above max_group_rows from score counts; the hive keys (strings on Ray) cast back."""
     log = logs["binary"]
