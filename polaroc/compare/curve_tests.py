@@ -16,8 +16,8 @@ from typing import Any
 import polars as pl
 
 from polaroc._log import POSITIVE, SCORE
-from polaroc._table import Adjust, adjust_p, check_adjust, check_alpha, decision
 from polaroc.compare._boot_auc import boot_auc_sd
+from polaroc.compare._table import Adjust, adjust_p, check_adjust, check_alpha, decision
 from polaroc.compare.delong import (
     Alternative,
     TwoModels,

@@ -17,10 +17,10 @@ import numpy as np
 import polars as pl
 from scipy.stats import norm as stats_norm
 
-from polaroc._dist import chi2_sf, normal_sf, t_ppf, t_sf
 from polaroc._input import FrameLike, LogColumns, as_lazy, as_names
 from polaroc._log import POSITIVE, SCORE, Log, read_log
-from polaroc._table import (
+from polaroc.compare._dist import chi2_sf, normal_sf, t_ppf, t_sf
+from polaroc.compare._table import (
     ROUNDING,
     Adjust,
     adjust_p,

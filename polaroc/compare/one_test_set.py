@@ -17,10 +17,10 @@ import numpy as np
 import polars as pl
 from scipy import stats
 
-from polaroc._dist import chi2_sf
 from polaroc._input import FrameLike, LogColumns, as_lazy, as_names
 from polaroc._log import POSITIVE, SCORE, read_log, unique_rows
-from polaroc._table import check_alpha, decision, guarded, listing, problems
+from polaroc.compare._dist import chi2_sf
+from polaroc.compare._table import check_alpha, decision, guarded, listing, problems
 
 __all__ = ["cochran_q", "mcnemar_test"]
 
