@@ -17,7 +17,7 @@ import polars as pl
 
 from polaroc._log import POSITIVE, SCORE
 from polaroc.compare._boot_auc import boot_auc_sd
-from polaroc.compare._table import Adjust, adjust_p, check_adjust, check_alpha, decision
+from polaroc.compare._table import Adjust, check_adjust, check_alpha, with_adjusted
 from polaroc.compare.delong import (
     Alternative,
     TwoModels,
@@ -61,13 +61,9 @@ def _header(
 ) -> pl.LazyFrame:
     """The comparison table's columns in order, with ``reject`` and ``p_adjusted``."""
     out = out.with_columns(model_a=pl.lit(model_a, two.dtype), model_b=pl.lit(model_b, two.dtype))
-    tested = ["p_value"]
-    p = pl.col("p_value")
-    if adjust is not None:
-        out = out.with_columns(p_adjusted=adjust_p(p, [], adjust))
-        tested, p = [*tested, "p_adjusted"], pl.col("p_adjusted")
-    columns = [*by, "model_a", "model_b", "n", "estimate", *head, *tested]
-    out = out.select(*columns, decision(p, alpha).alias("reject"), *extras)
+    columns = [*by, "model_a", "model_b", "n", "estimate", *head, "p_value", *extras]
+    # m counts every group's test: one adjustment across the table's rows
+    out = with_adjusted(out, columns, [], alpha, adjust)
     return out.sort(by) if by else out
 
 

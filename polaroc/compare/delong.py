@@ -23,15 +23,14 @@ from polaroc.compare._dist import chi2_sf, normal_sf, t_ppf, t_sf
 from polaroc.compare._table import (
     ROUNDING,
     Adjust,
-    adjust_p,
     check_adjust,
     check_alpha,
-    decision,
     guarded,
     listing,
     one_class_rows,
     over,
     problems,
+    with_adjusted,
 )
 
 __all__ = ["delong_omnibus", "delong_test"]
@@ -541,13 +540,9 @@ def _test_columns(
     )
     head = [*by, "model_a", "model_b", "n", "estimate", "statistic"]
     head += [] if paired else ["df"]
-    tested = ["p_value"]
-    p = pl.col("p_value")
-    if adjust is not None:
-        out = out.with_columns(p_adjusted=adjust_p(p, [], adjust))
-        tested, p = [*tested, "p_adjusted"], pl.col("p_adjusted")
     extras = ["ci_low", "ci_high", "auc_a", "auc_b", "var_a", "var_b", "cov", "n_pos", "n_neg"]
-    out = out.select(*head, *tested, decision(p, alpha).alias("reject"), *extras)
+    # m counts every group's test: one adjustment across the table's rows
+    out = with_adjusted(out, [*head, "p_value", *extras], [], alpha, adjust)
     return out.sort(by) if by else out
 
 
