@@ -175,7 +175,7 @@ def h_measure(
     │ ---       │
     │ f64       │
     ╞═══════════╡
-    │ 0.0       │
+    │ 0.636495  │
     └───────────┘
     """
     if severity_ratio is not None and not severity_ratio > 0:

@@ -16,8 +16,6 @@ its ``brier`` and ``log_loss`` columns.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 import numpy as np
 import polars as pl
 
@@ -169,7 +167,7 @@ def log_loss(
     │ ---      │
     │ f64      │
     ╞══════════╡
-    │ 0.760805 │
+    │ 0.756033 │
     └──────────┘
     """
     return _probability_rule(score, positive, log_loss_terms, "log_loss", weight)
