@@ -26,12 +26,7 @@ import polars as pl
 
 from polaroc._input import FrameLike, LogColumns, fail_if
 from polaroc._log import POSITIVE, SCORE, read_log, unique_rows
-from polaroc.metrics.scoring import (
-    brier_loss,
-    log_loss_terms,
-    not_probability,
-    probability_message,
-)
+from polaroc.metrics.scoring import group_scores, not_probability, probability_message
 
 __all__ = ["calibration", "calibration_curve"]
 
@@ -259,7 +254,7 @@ def calibration(
     ┌───────┬──────┬───────────┬──────────┬──────────┬─────┬─────┐
     │ model ┆ fold ┆ n_classes ┆ brier    ┆ log_loss ┆ ece ┆ mce │
     │ ---   ┆ ---  ┆ ---       ┆ ---      ┆ ---      ┆ --- ┆ --- │
-    │ str   ┆ i32  ┆ u32       ┆ f64      ┆ f64      ┆ f64 ┆ f64 │
+    │ str   ┆ i32  ┆ i64       ┆ f64      ┆ f64      ┆ f64 ┆ f64 │
     ╞═══════╪══════╪═══════════╪══════════╪══════════╪═════╪═════╡
     │ m     ┆ 0    ┆ 2         ┆ 0.136667 ┆ 0.414932 ┆ 0.1 ┆ 0.1 │
     └───────┴──────┴───────────┴──────────┴──────────┴─────┴─────┘
@@ -277,20 +272,10 @@ def calibration(
     data, frame, keys = _probabilities(log, by, columns)
     s, y = pl.col(SCORE), pl.col(POSITIVE)
     if data.has_class:
-        n_classes = pl.max_horizontal(pl.col(class_).n_unique(), pl.col(label).n_unique())
         top_class = pl.col(class_) == pl.col(class_).max().over(keys)
+        per_group = group_scores(frame, keys, class_=class_, label=label)
     else:
-        n_classes, top_class = y.n_unique(), pl.lit(True)
-    per_group = frame.group_by(keys).agg(
-        n_classes=n_classes,
-        _pr_nan=s.is_nan().any(),
-        _pr_two=y.any() & (~y).any(),
-        # binary: the positive class's rows; several classes: every row, per sample
-        _pr_brier2=brier_loss(s, y).filter(top_class).mean(),
-        _pr_loss2=log_loss_terms(s, y).filter(top_class).mean(),
-        _pr_brier_k=brier_loss(s, y).sum() / y.sum(),
-        _pr_loss_k=log_loss_terms(s, y).filter(y).mean(),
-    )
+        top_class, per_group = pl.lit(True), group_scores(frame, keys)
     two = binned(frame.filter(top_class), keys, SCORE, POSITIVE, n_bins, strategy)
     gaps = _gaps(two, keys).rename({"ece": "_pr_ece2", "mce": "_pr_mce2"})
     table = per_group.join(gaps, on=keys, how="left", nulls_equal=True)
@@ -312,12 +297,13 @@ def calibration(
             _pr_ece_k=pl.lit(None, pl.Float64), _pr_mce_k=pl.lit(None, pl.Float64)
         )
     many = pl.col("n_classes") > 2
+    defined = pl.col("brier").is_not_null() | pl.col("brier").is_nan()
+    nan = pl.col("brier").is_nan()
 
     def pick(name: str) -> pl.Expr:
         value = pl.when(many).then(pl.col(f"_pr_{name}_k")).otherwise(pl.col(f"_pr_{name}2"))
-        nan = pl.when(pl.col("_pr_nan")).then(NAN).otherwise(value)
-        return pl.when(pl.col("_pr_two")).then(nan).alias(name if name != "loss" else "log_loss")
+        return pl.when(defined).then(pl.when(nan).then(NAN).otherwise(value)).alias(name)
 
-    return table.select(
-        *data.by, "n_classes", *(pick(n) for n in ("brier", "loss", "ece", "mce"))
-    ).sort(data.by or [], maintain_order=True)
+    return table.select(*data.by, "n_classes", "brier", "log_loss", pick("ece"), pick("mce")).sort(
+        data.by or [], maintain_order=True
+    )

@@ -10,8 +10,8 @@ are ignored, a NaN score makes the group's value NaN, a group without positives 
 without negatives gives null (the contract's degenerate group), and a score outside
 ``[0, 1]`` is not a probability: the query raises a ``ValueError`` naming the column.
 
-:func:`probability_table` is the per-group table :func:`polaroc.evaluate` joins in for
-its ``brier`` and ``log_loss`` columns.
+:func:`group_scores` is the per-group table behind :func:`polaroc.calibration` and
+:func:`polaroc.evaluate`'s ``brier`` and ``log_loss`` columns.
 """
 
 from __future__ import annotations
@@ -20,8 +20,9 @@ import numpy as np
 import polars as pl
 
 from polaroc._input import ColumnLike, binary_expr, describe, fail_if, to_expr
+from polaroc._log import POSITIVE, SCORE
 
-__all__ = ["brier_score", "log_loss"]
+__all__ = ["brier_score", "group_scores", "log_loss"]
 
 # scikit-learn's log_loss clips the probabilities to [eps, 1 - eps], eps of float64
 EPS = float(np.finfo(np.float64).eps)
@@ -171,3 +172,57 @@ def log_loss(
     └──────────┘
     """
     return _probability_rule(score, positive, log_loss_terms, "log_loss", weight)
+
+
+def group_scores(
+    frame: pl.LazyFrame,
+    keys: list[str],
+    *,
+    class_: str | None = None,
+    label: str | None = None,
+    weight: str | None = None,
+) -> pl.LazyFrame:
+    """Per group: ``n_classes``, ``brier``, ``log_loss``, ``n_not_probability``.
+
+    ``frame`` holds the log's usable rows with the internal ``_pr_score`` and
+    ``_pr_positive`` columns (``class_``, ``label`` the class and label columns, ``None`` for
+    a log without a class column;
+    ``weight`` an optional ``Float64`` weight column). Binary groups (two classes): mean
+    (s − y)² and the clipped log loss over the positive class's rows (the larger class
+    value's; every row without a class column). Three or more classes: Brier summed over
+    classes, log loss of the true class's score, per sample. Null for a one-class group or
+    a group with a score outside ``[0, 1]`` (counted in ``n_not_probability``); NaN for a
+    group holding a NaN score. The one copy behind :func:`polaroc.calibration` and
+    :func:`polaroc.evaluate`'s ``brier`` and ``log_loss``.
+    """
+    s, y = pl.col(SCORE), pl.col(POSITIVE)
+    w = y.cast(pl.Float64) * 0.0 + 1.0 if weight is None else pl.col(weight)  # one per row
+    if class_ is not None and label is not None:
+        n_classes = pl.max_horizontal(pl.col(class_).n_unique(), pl.col(label).n_unique())
+        top = pl.col(class_) == pl.col(class_).max()
+        two = pl.col(label).n_unique() > 1
+    else:
+        n_classes, top = y.n_unique(), pl.lit(True)
+        two = y.any() & (~y).any()
+
+    def mean(values: pl.Expr, rows: pl.Expr) -> pl.Expr:
+        return (values * w).filter(rows).sum() / w.filter(rows).sum()
+
+    brier2, loss2 = mean(brier_loss(s, y), top), mean(log_loss_terms(s, y), top)
+    brier_k = (brier_loss(s, y) * w).sum() / w.filter(y).sum()
+    loss_k = mean(log_loss_terms(s, y), y)
+    many = n_classes > 2
+    bad = not_probability(s).sum().cast(pl.Int64)
+
+    def rule(binary: pl.Expr, several: pl.Expr) -> pl.Expr:
+        value = pl.when(many).then(several).otherwise(binary)
+        return pl.when(two & (bad == 0)).then(
+            pl.when(s.is_nan().any()).then(float("nan")).otherwise(value)
+        )
+
+    return frame.group_by(keys).agg(
+        n_classes=n_classes.cast(pl.Int64),
+        brier=rule(brier2, brier_k),
+        log_loss=rule(loss2, loss_k),
+        n_not_probability=bad,
+    )

@@ -1,5 +1,6 @@
-"""Tables over thresholds: confusion counts at every threshold, DET, gain and lift curves,
-operating points, and top-k accuracy.
+"""Tables over thresholds: confusion counts, DET, gain and lift curves, operating points.
+
+Also top-k accuracy, the multiclass count of a label among a sample's highest scores.
 
 Every curve here is read from a group's counts at thresholds (``polaroc._counts``), the
 same lists :func:`polaroc.roc_curve` is read from: at threshold ``t`` a sample is
@@ -234,18 +235,14 @@ def det_curve(
         fpr=rate_of(fp, fp.last()),
         fnr=rate_of(tp.last() - tp, tp.last()),
     )
-    # rates against the group's totals before the slice (the totals sit on the last point)
-    points = (
-        pl.col("curve")
-        .list.slice(1)
-        .list.eval(
-            pl.struct(
-                threshold=_E.struct.field("threshold"),
-                tp=tp,
-                fp=fp,
-                fpr=det.struct.field("fpr"),
-                fnr=det.struct.field("fnr"),
-            )
+    # from the point (0, 0) at threshold +inf, as scikit-learn 1.9's det_curve
+    points = pl.col("curve").list.eval(
+        pl.struct(
+            threshold=_E.struct.field("threshold"),
+            tp=tp,
+            fp=fp,
+            fpr=det.struct.field("fpr"),
+            fnr=det.struct.field("fnr"),
         )
     )
     points = points.list.eval(span)
