@@ -29,8 +29,11 @@ COLUMNS = [
     "auc_se_hanley_mcneil",
     "n_null_score",
     "n_null_label",
+    "brier",
+    "log_loss",
+    "n_not_probability",
 ]
-DTYPES = [pl.Int64, pl.Int64, *[pl.Float64] * 6, pl.Int64, pl.Int64]
+DTYPES = [pl.Int64, pl.Int64, *[pl.Float64] * 6, pl.Int64, pl.Int64, *[pl.Float64] * 2, pl.Int64]
 
 
 def binary_log(rng, groups: int = 6, n: int = 150, *, ties: bool = False) -> pl.DataFrame:

@@ -410,3 +410,19 @@ def test_tables_on_the_demo_shape_with_a_nan_and_a_one_class_group():
     table = pr.threshold_table(log).collect()
     assert table.filter(pl.col("model") == "tree", pl.col("fold") == 0)["tpr"].is_nan().all()
 
+
+def test_evaluate_has_brier_and_log_loss_when_the_scores_are_probabilities(run):
+    log = demo()
+    table = run(log, lambda f: pr.evaluate(f))
+    pos = log.filter(pl.col("class") == "malignant")
+    for row in table.iter_rows(named=True):
+        g = pos.filter((pl.col("model") == row["model"]) & (pl.col("fold") == row["fold"]))
+        y, s = (g["label"] == "malignant").to_numpy().astype(int), g["score"].to_numpy()
+        assert row["brier"] == pytest.approx(skm.brier_score_loss(y, s))
+        assert row["log_loss"] == pytest.approx(skm.log_loss(y, s))
+        assert row["n_not_probability"] == 0
+    margins = log.with_columns(pl.col("score") * 3 - 1)  # not probabilities
+    table = run(margins, lambda f: pr.evaluate(f))
+    assert table["brier"].is_null().all()
+    assert table["log_loss"].is_null().all()
+    assert (table["n_not_probability"] > 0).all()
