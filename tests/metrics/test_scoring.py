@@ -426,3 +426,30 @@ def test_evaluate_has_brier_and_log_loss_when_the_scores_are_probabilities(run):
     assert table["brier"].is_null().all()
     assert table["log_loss"].is_null().all()
     assert (table["n_not_probability"] > 0).all()
+
+
+def test_figures_draw_the_tables():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from scipy.stats import norm
+
+    from polaroc import plot
+
+    log = pl.scan_parquet(pr.demo_log_path()).filter(pl.col("class") == "malignant")
+    det = pr.det_curve(log, by="model").collect()
+    ax = plot.det(det).axes[0]
+    forest = det.filter(pl.col("model") == "forest")
+    x = norm.ppf(forest["fpr"].to_numpy())
+    y = norm.ppf(forest["fnr"].to_numpy())
+    keep = np.isfinite(x) & np.isfinite(y)
+    line = next(li for li in ax.get_lines() if li.get_label() == "forest")
+    np.testing.assert_allclose(line.get_xdata(), x[keep])
+    np.testing.assert_allclose(line.get_ydata(), y[keep])
+    curve = pr.calibration_curve(log, n_bins=10).collect()
+    assert len(plot.calibration(curve).axes) == 2 * curve["model"].n_unique()
+    gain = pr.gain_curve(log).collect()
+    left = plot.gain_lift(gain, pr.lift_curve(log)).axes[0]
+    first = gain.filter(pl.col("model") == "forest", pl.col("fold") == gain["fold"].min())
+    drawn = next(li for li in left.get_lines() if li.get_label() == "forest")
+    np.testing.assert_allclose(drawn.get_ydata(), first["percent_found"])
