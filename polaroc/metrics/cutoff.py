@@ -38,6 +38,7 @@ __all__ = [
 ]
 
 Counts = dict[str, pl.Expr]
+_E = pl.element()
 
 
 def _at_threshold(
@@ -52,9 +53,13 @@ def _at_threshold(
     """``formula`` of the ``Float64`` counts; null unless both classes are present."""
 
     def build(s: pl.Expr, p: pl.Expr, w: pl.Expr | None = None) -> pl.Expr:
-        k = {f: v.cast(pl.Float64) for f, v in _confusion_counts(s, p, threshold, w).items()}
+        # the four counts once, as one struct; the formula reads its fields (an
+        # aggregation has no common-subexpression elimination: written on the sums,
+        # MCC would sum every cell three or four times)
+        counts = pl.struct(**_confusion_counts(s, p, threshold, w)).implode()
+        k = {f: _E.struct.field(f).cast(pl.Float64) for f in ("tp", "fp", "tn", "fn")}
         both = (k["tp"] + k["fn"] > 0) & (k["tn"] + k["fp"] > 0)
-        return pl.when(both).then(formula(k))
+        return counts.list.eval(pl.when(both).then(formula(k))).list.first()
 
     return binary_expr(score, positive, build, name=name, weight=weight, two_classes=True)
 
