@@ -18,7 +18,6 @@ from polaroc.metrics.binary import (
     sensitivity,
     specificity,
 )
-from polaroc.metrics.calibration import calibration, calibration_curve
 from polaroc.metrics.curves import partial_auc, roc_curve, roc_points, trapezoid_auc
 from polaroc.metrics.cutoff import (
     balanced_accuracy,
@@ -34,6 +33,7 @@ from polaroc.metrics.hmeasure import h_measure, ks_statistic
 from polaroc.metrics.multiclass import multiclass_auc, pairwise_auc, proportion_correct
 from polaroc.metrics.operating import min_cost_point, neyman_pearson_point, youden_point
 from polaroc.metrics.precision_recall import average_precision, pooled_pr_curve, pr_curve
+from polaroc.metrics.reliability import calibration, calibration_curve
 from polaroc.metrics.resample import bootstrap
 from polaroc.metrics.scored import sauc, sauc_parts
 from polaroc.metrics.scoring import brier_score, log_loss

@@ -56,10 +56,12 @@ def _at_threshold(
         # the four counts once, as one struct; the formula reads its fields (an
         # aggregation has no common-subexpression elimination: written on the sums,
         # MCC would sum every cell three or four times)
-        counts = pl.struct(**_confusion_counts(s, p, threshold, w)).implode()
+        cells = _confusion_counts(s, p, threshold, w)
+        counts = pl.struct([v.alias(f) for f, v in cells.items()]).implode()
         k = {f: _E.struct.field(f).cast(pl.Float64) for f in ("tp", "fp", "tn", "fn")}
         both = (k["tp"] + k["fn"] > 0) & (k["tn"] + k["fp"] > 0)
-        return counts.list.eval(pl.when(both).then(formula(k))).list.first()
+        value: pl.Expr = counts.list.eval(pl.when(both).then(formula(k))).list.first()
+        return value
 
     return binary_expr(score, positive, build, name=name, weight=weight, two_classes=True)
 

@@ -254,14 +254,17 @@ def _gain_points(lift: bool) -> pl.Expr:
     n, events = tp + fp, tp
     tested = 100.0 * n / pl.repeat(n.last(), pl.len())
     found = pl.when(events.last() > 0).then(100.0 * events / pl.repeat(events.last(), pl.len()))
-    last = {"lift": pl.when(n > 0).then(found / tested)} if lift else {"percent_found": found}
-    return pl.struct(
-        threshold=_E.struct.field("threshold"),
-        n=n,
-        n_events=events,
-        percent_tested=tested,
-        **last,
+    last = (
+        pl.when(n > 0).then(found / tested).alias("lift") if lift else found.alias("percent_found")
     )
+    fields = [
+        _E.struct.field("threshold").alias("threshold"),
+        n.alias("n"),
+        events.alias("n_events"),
+        tested.alias("percent_tested"),
+        last,
+    ]
+    return pl.struct(fields)
 
 
 def gain_curve(
