@@ -30,6 +30,7 @@ import polars as pl
 
 from polaroc._batches import AUTO, MaxRows, bounded, check_max_rows, scans_files
 from polaroc._blocks import (
+    CLASS,
     FLAG_COUNTS,
     LABEL,
     USABLE,
@@ -50,7 +51,8 @@ from polaroc._blocks import (
 )
 from polaroc._counts import hanley_mcneil_se, heavily_tied
 from polaroc._input import FrameLike, LogColumns, as_lazy, as_names
-from polaroc._log import default_by, usable_weight
+from polaroc._log import WEIGHT, default_by, usable_weight
+from polaroc.metrics.scoring import group_scores
 
 __all__ = ["evaluate"]
 
@@ -317,7 +319,15 @@ def evaluate(
     pl.LazyFrame
         by…, ``n``, ``n_classes``, ``auc``, ``sauc``, ``error``,
         ``average_precision``, ``auc_se_delong``, ``auc_se_hanley_mcneil``,
-        ``n_null_score``, ``n_null_label`` (and ``n_null_weight`` with ``weight``).
+        ``n_null_score``, ``n_null_label``, ``brier``, ``log_loss``,
+        ``n_not_probability`` (and ``n_null_weight`` with ``weight``).
+
+        ``brier`` and ``log_loss`` (lower is better) are those of :func:`polaroc.calibration`:
+        for two classes on the positive class's scores (the larger class value's rows),
+        for more classes summed over classes and of the true class's score. They are
+        defined only when the scores are probabilities: a group holding a score outside
+        ``[0, 1]`` gets null for both and counts those rows in ``n_not_probability``
+        (0 otherwise).
 
     Examples
     --------
@@ -363,8 +373,7 @@ def evaluate(
     weighted = weight is not None
     by_ = parsed.groups
     per_sample = parsed.has_class and parsed.has(sample)
-    if per_sample:
-        frame = frame.cache()  # read once for the ordering pass and the per-sample pass
+    frame = frame.cache()  # read once: the ordering, the per-sample pass, the scoring rules
     flagged = frame.with_columns(row_flags(names, parsed.has_class, threshold, weighted=weighted))
     collapse = _heavily_tied(log, score) if collapse_ties is None else collapse_ties
     # repeated keys are counted in the per-sample aggregation, or for a log without a
@@ -388,6 +397,7 @@ def evaluate(
         counts.join(m_table(sums, dirs, by_), on=by_, how="left", nulls_equal=True)
         .join(_two_class_se(sums, dirs, by_), on=by_, how="left", nulls_equal=True)
         .join(average_precision_table(sums, by_), on=by_, how="left", nulls_equal=True)
+        .join(_probability_scores(frame, by_, weighted), on=by_, how="left", nulls_equal=True)
         .with_columns(
             pl.col("n", "n_classes").fill_null(0),
             (1.0 - pl.col("c1")).alias("error"),
@@ -398,4 +408,14 @@ def evaluate(
     )
     if per_sample or keyed:
         table = unique_keys(table, by_, within, sample)
-    return with_auc_ci(table).select(*parsed.by, *COLUMNS, *(["n_null_weight"] if weighted else []))
+    scores = ("brier", "log_loss", pl.col("n_not_probability").fill_null(0))
+    return with_auc_ci(table).select(
+        *parsed.by, *COLUMNS, *scores, *(["n_null_weight"] if weighted else [])
+    )
+
+
+def _probability_scores(frame: pl.LazyFrame, by: list[str], weighted: bool) -> pl.LazyFrame:
+    """``brier``, ``log_loss``, ``n_not_probability`` per group (see ``group_scores``)."""
+    usable = frame.filter(USABLE & usable_weight()) if weighted else frame.filter(USABLE)
+    weight = WEIGHT if weighted else None
+    return group_scores(usable, by, class_=CLASS, label=LABEL, weight=weight).drop("n_classes")

@@ -31,8 +31,11 @@ COLUMNS = [
     "auc_ci_high",
     "n_null_score",
     "n_null_label",
+    "brier",
+    "log_loss",
+    "n_not_probability",
 ]
-DTYPES = [pl.Int64, pl.Int64, *[pl.Float64] * 8, pl.Int64, pl.Int64]
+DTYPES = [pl.Int64, pl.Int64, *[pl.Float64] * 8, pl.Int64, pl.Int64, *[pl.Float64] * 2, pl.Int64]
 
 
 def binary_log(rng, groups: int = 6, n: int = 150, *, ties: bool = False) -> pl.DataFrame:

@@ -19,14 +19,35 @@ from polaroc.metrics.binary import (
     specificity,
 )
 from polaroc.metrics.curves import partial_auc, roc_curve, roc_points, trapezoid_auc
+from polaroc.metrics.cutoff import (
+    balanced_accuracy,
+    cohen_kappa,
+    f1,
+    fbeta,
+    lr_negative,
+    lr_positive,
+    mcc,
+)
 from polaroc.metrics.fold_curves import average_roc, pooled_roc, pooling_table
+from polaroc.metrics.hmeasure import h_measure, ks_statistic
 from polaroc.metrics.intervals import auc_ci, coords_ci, roc_ci
 from polaroc.metrics.multiclass import multiclass_auc, pairwise_auc, proportion_correct
 from polaroc.metrics.operating import min_cost_point, neyman_pearson_point, youden_point
 from polaroc.metrics.precision_recall import average_precision, pooled_pr_curve, pr_curve
+from polaroc.metrics.reliability import calibration, calibration_curve
 from polaroc.metrics.resample import bootstrap
 from polaroc.metrics.scored import sauc, sauc_parts
+from polaroc.metrics.scoring import brier_score, log_loss
 from polaroc.metrics.smooth import smooth_roc
+from polaroc.metrics.thresholds import (
+    closest_topleft_point,
+    det_curve,
+    gain_curve,
+    lift_curve,
+    max_metric_point,
+    threshold_table,
+    top_k_accuracy,
+)
 
 __all__ = [
     "accuracy",
@@ -35,12 +56,30 @@ __all__ = [
     "auc_se",
     "average_precision",
     "average_roc",
+    "balanced_accuracy",
     "bootstrap",
+    "brier_score",
+    "calibration",
+    "calibration_curve",
+    "closest_topleft_point",
+    "cohen_kappa",
     "confusion",
     "coords_ci",
     "cost",
+    "det_curve",
     "error",
+    "f1",
+    "fbeta",
+    "gain_curve",
     "gini",
+    "h_measure",
+    "ks_statistic",
+    "lift_curve",
+    "log_loss",
+    "lr_negative",
+    "lr_positive",
+    "max_metric_point",
+    "mcc",
     "min_cost_point",
     "multiclass_auc",
     "neyman_pearson_point",
@@ -61,6 +100,8 @@ __all__ = [
     "sensitivity",
     "smooth_roc",
     "specificity",
+    "threshold_table",
+    "top_k_accuracy",
     "trapezoid_auc",
     "youden_point",
 ]

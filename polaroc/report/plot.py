@@ -21,8 +21,11 @@ if TYPE_CHECKING:
 
 __all__ = [
     "auc_distributions",
+    "calibration",
     "cd_diagram",
+    "det",
     "duncan_groups",
+    "gain_lift",
     "pairwise_heatmap",
     "pr_folds",
     "roc_folds",
@@ -470,3 +473,7 @@ def pr_folds(
     axes[0].legend(loc="lower left", fontsize="small", frameon=False)
     fig.tight_layout()
     return fig
+
+
+# the scoring figures live in their own module (which reads _pyplot from here when called)
+from polaroc.report.plot_scoring import calibration, det, gain_lift  # noqa: E402

@@ -1,0 +1,678 @@
+"""Tables over thresholds: confusion counts, DET, gain and lift curves, operating points.
+
+Also top-k accuracy, the multiclass count of a label among a sample's highest scores.
+
+Every curve here is read from a group's counts at thresholds (``polaroc._counts``), the
+same lists :func:`polaroc.roc_curve` is read from: at threshold ``t`` a sample is
+predicted positive iff ``score >= t`` (as :func:`polaroc.confusion`). A log with a class
+column gives one one-vs-rest curve per class (``class`` joins the keys), as
+:func:`polaroc.roc_curve` does; filter the class you want.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from typing import Literal
+
+import polars as pl
+
+from polaroc._input import FrameLike, LogColumns
+from polaroc._log import POSITIVE, SCORE, WEIGHT, read_log, unique_rows, usable_weight
+from polaroc.metrics.curves import NAN, curve_input, curve_lists, rate_of
+from polaroc.metrics.cutoff import _balanced, _fbeta, _kappa, _mcc
+from polaroc.metrics.operating import _F, _operating_point
+
+__all__ = [
+    "closest_topleft_point",
+    "det_curve",
+    "gain_curve",
+    "lift_curve",
+    "max_metric_point",
+    "threshold_table",
+    "top_k_accuracy",
+]
+
+_E = pl.element()
+_COUNTS = ("tp", "fp", "tn", "fn")
+
+
+def _columns(**names: str) -> LogColumns:
+    return LogColumns(**names)
+
+
+def _curves(
+    log: FrameLike, by: str | Iterable[str] | None, columns: LogColumns, weight: str | None
+) -> tuple[pl.LazyFrame, list[str]]:
+    """One row per curve: keys, ``has_nan`` and ``curve`` (from (0, 0), descending thresholds)."""
+    frame, keys = curve_input(log, by, columns, weight)
+    return curve_lists(frame, keys, weighted=weight is not None), keys
+
+
+def _table_of_curve() -> pl.Expr:
+    """Curve structs (origin dropped) → the threshold table's fields (inside ``list.eval``)."""
+    tp, fp = _E.struct.field("tp"), _E.struct.field("fp")
+    n_pos, n_neg = tp.last(), fp.last()
+    tn, fn = n_neg - fp, n_pos - tp
+    return pl.struct(
+        threshold=_E.struct.field("threshold"),
+        tp=tp,
+        fp=fp,
+        tn=tn,
+        fn=fn,
+        tpr=rate_of(tp, n_pos),
+        fpr=rate_of(fp, n_neg),
+        tnr=rate_of(tn, n_neg),
+        fnr=rate_of(fn, n_pos),
+        ppv=pl.when(tp + fp > 0).then(tp / (tp + fp)),
+        npv=pl.when(tn + fn > 0).then(tn / (tn + fn)),
+    )
+
+
+_TABLE_FIELDS = ("threshold", *_COUNTS, "tpr", "fpr", "tnr", "fnr", "ppv", "npv")
+
+
+def _tidy(
+    curves: pl.LazyFrame, keys: list[str], points: pl.Expr, fields: Iterable[str]
+) -> pl.LazyFrame:
+    """Explode per-curve point lists; a group holding a NaN score is one all-NaN row."""
+    fields = list(fields)
+    table = (
+        curves.with_columns(points.alias("curve"))
+        .sort(keys, maintain_order=True)
+        .select(*keys, "has_nan", "curve")
+        .explode("curve")
+        .unnest("curve")
+    )
+    nan_row = pl.col("has_nan")
+    floats = [
+        pl.when(nan_row).then(NAN).otherwise(pl.col(f)).alias(f)
+        for f in fields
+        if f not in _COUNTS and f not in ("n", "n_events")
+    ]
+    counts = [
+        pl.when(~nan_row).then(pl.col(f)).alias(f)
+        for f in fields
+        if f in (*_COUNTS, "n", "n_events")
+    ]
+    first = pl.int_range(pl.len()).over(keys) == 0
+    return table.filter(~nan_row | first).with_columns(*floats, *counts).select(*keys, *fields)
+
+
+def threshold_table(
+    log: FrameLike,
+    by: str | Iterable[str] | None = None,
+    *,
+    weight: str | None = None,
+    model: str = "model",
+    fold: str = "fold",
+    class_: str = "class",
+    score: str = "score",
+    label: str = "label",
+    dataset: str = "dataset",
+) -> pl.LazyFrame:
+    """Confusion counts and rates at every distinct threshold of each group.
+
+    One row per distinct score ``t``, in descending order: ``tp``, ``fp``, ``tn``, ``fn``
+    count the samples with ``score >= t`` predicted positive (scikit-learn's
+    ``confusion_matrix_at_thresholds(y_true, y_score, sample_weight=w)``, whose ``tns,
+    fps, fns, tps, thresholds`` these rows are; pROC's ``coords(roc, "all")`` with
+    ``tpr`` = sensitivity, ``tnr`` = specificity), with ``tpr = tp/n₊``, ``fpr = fp/n₋``,
+    ``tnr = tn/n₋``, ``fnr = fn/n₊``, ``ppv = tp/(tp + fp)``, ``npv = tn/(tn + fn)``.
+
+    Parameters
+    ----------
+    log
+        Score log (``DataFrame`` or ``LazyFrame``) in the contract's long format.
+    by
+        Grouping columns; ``None`` = (dataset, model, repeat, fold) of the columns the log
+        has, ``()`` = one group. A log with a class column also groups by class.
+    weight
+        Name of a case-weight column: the counts are then sums of weights (``Float64``).
+    model, fold, class_, score, label, dataset
+        Names of the log's columns.
+
+    Returns
+    -------
+    pl.LazyFrame
+        by…, ``threshold``, ``tp``, ``fp``, ``tn``, ``fn`` (``Int64``; ``Float64``
+        weighted), ``tpr``, ``fpr``, ``tnr``, ``fnr``, ``ppv``, ``npv``. A rate with a
+        zero denominator is null; a group holding a NaN score is one row of NaN rates and
+        null counts.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> import polaroc as pr
+    >>> log = pl.DataFrame({
+    ...     "model": "m", "fold": 0,
+    ...     "score": [0.9, 0.8, 0.8, 0.3, 0.1],
+    ...     "label": [True, True, False, True, False],
+    ... })
+    >>> pr.threshold_table(log).select("threshold", "tp", "fp", "tn", "fn", "ppv").collect()
+    shape: (4, 6)
+    ┌───────────┬─────┬─────┬─────┬─────┬──────────┐
+    │ threshold ┆ tp  ┆ fp  ┆ tn  ┆ fn  ┆ ppv      │
+    │ ---       ┆ --- ┆ --- ┆ --- ┆ --- ┆ ---      │
+    │ f64       ┆ i64 ┆ i64 ┆ i64 ┆ i64 ┆ f64      │
+    ╞═══════════╪═════╪═════╪═════╪═════╪══════════╡
+    │ 0.9       ┆ 1   ┆ 0   ┆ 2   ┆ 2   ┆ 1.0      │
+    │ 0.8       ┆ 2   ┆ 1   ┆ 1   ┆ 1   ┆ 0.666667 │
+    │ 0.3       ┆ 3   ┆ 1   ┆ 1   ┆ 0   ┆ 0.75     │
+    │ 0.1       ┆ 3   ┆ 2   ┆ 0   ┆ 0   ┆ 0.6      │
+    └───────────┴─────┴─────┴─────┴─────┴──────────┘
+    """
+    columns = _columns(
+        model=model, fold=fold, class_=class_, score=score, label=label, dataset=dataset
+    )
+    curves, keys = _curves(log, by, columns, weight)
+    points = pl.col("curve").list.slice(1).list.eval(_table_of_curve())
+    return _tidy(curves, keys, points, _TABLE_FIELDS)
+
+
+def det_curve(
+    log: FrameLike,
+    by: str | Iterable[str] | None = None,
+    *,
+    weight: str | None = None,
+    model: str = "model",
+    fold: str = "fold",
+    class_: str = "class",
+    score: str = "score",
+    label: str = "label",
+    dataset: str = "dataset",
+) -> pl.LazyFrame:
+    """Detection error trade-off curve: false negative against false positive rate.
+
+    The points of scikit-learn's ``det_curve(y_true, y_score, sample_weight=w)``
+    (Martin et al. 1997): the thresholds in ascending order, from the last one at which
+    every positive is still found (``fnr = 0``) to the first at which no negative is
+    predicted positive any more (``fpr`` at its minimum), with ``fpr = fp/n₋`` and
+    ``fnr = fn/n₊``. Drawn on normal-deviate (probit) axes by :func:`polaroc.plot.det`.
+
+    Parameters
+    ----------
+    log, by, weight, model, fold, class_, score, label, dataset
+        As for :func:`threshold_table`.
+
+    Returns
+    -------
+    pl.LazyFrame
+        by…, ``threshold``, ``fpr``, ``fnr``. A group with one class only has null rates;
+        a group holding a NaN score is one NaN row.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> import polaroc as pr
+    >>> log = pl.DataFrame({
+    ...     "model": "m", "fold": 0,
+    ...     "score": [0.1, 0.4, 0.35, 0.8],
+    ...     "label": [0, 0, 1, 1],
+    ... })
+    >>> pr.det_curve(log).select("threshold", "fpr", "fnr").collect()
+    shape: (3, 3)
+    ┌───────────┬─────┬─────┐
+    │ threshold ┆ fpr ┆ fnr │
+    │ ---       ┆ --- ┆ --- │
+    │ f64       ┆ f64 ┆ f64 │
+    ╞═══════════╪═════╪═════╡
+    │ 0.35      ┆ 0.5 ┆ 0.0 │
+    │ 0.4       ┆ 0.5 ┆ 0.5 │
+    │ 0.8       ┆ 0.0 ┆ 0.5 │
+    └───────────┴─────┴─────┘
+    """
+    columns = _columns(
+        model=model, fold=fold, class_=class_, score=score, label=label, dataset=dataset
+    )
+    curves, keys = _curves(log, by, columns, weight)
+    tp, fp = _E.struct.field("tp"), _E.struct.field("fp")
+    index = pl.int_range(pl.len())
+    first = (fp == fp.first()).sum().cast(pl.Int64) - 1
+    last = (tp < tp.last()).sum().cast(pl.Int64)
+    span = _E.filter((index >= first) & (index <= last)).reverse()
+    det = pl.struct(
+        threshold=_E.struct.field("threshold"),
+        fpr=rate_of(fp, fp.last()),
+        fnr=rate_of(tp.last() - tp, tp.last()),
+    )
+    # from the point (0, 0) at threshold +inf, as scikit-learn 1.9's det_curve
+    points = pl.col("curve").list.eval(
+        pl.struct(
+            threshold=_E.struct.field("threshold"),
+            tp=tp,
+            fp=fp,
+            fpr=det.struct.field("fpr"),
+            fnr=det.struct.field("fnr"),
+        )
+    )
+    points = points.list.eval(span)
+    return _tidy(curves, keys, points, ("threshold", "fpr", "fnr"))
+
+
+def _gain_points(lift: bool) -> pl.Expr:
+    tp, fp = _E.struct.field("tp"), _E.struct.field("fp")
+    n, events = tp + fp, tp
+    tested = 100.0 * n / pl.repeat(n.last(), pl.len())
+    found = pl.when(events.last() > 0).then(100.0 * events / pl.repeat(events.last(), pl.len()))
+    last = (
+        pl.when(n > 0).then(found / tested).alias("lift") if lift else found.alias("percent_found")
+    )
+    fields = [
+        _E.struct.field("threshold").alias("threshold"),
+        n.alias("n"),
+        events.alias("n_events"),
+        tested.alias("percent_tested"),
+        last,
+    ]
+    return pl.struct(fields)
+
+
+def gain_curve(
+    log: FrameLike,
+    by: str | Iterable[str] | None = None,
+    *,
+    weight: str | None = None,
+    model: str = "model",
+    fold: str = "fold",
+    class_: str = "class",
+    score: str = "score",
+    label: str = "label",
+    dataset: str = "dataset",
+) -> pl.LazyFrame:
+    """Cumulative gain curve: the share of positives found against the share of samples tested.
+
+    Samples are tested in descending score order, a tied run at once: at threshold ``t``,
+    ``n`` samples score ``>= t``, ``n_events`` of them positive, ``percent_tested = 100 ·
+    n / N`` and ``percent_found = 100 · n_events / N₊`` (percent, 0–100). The curve starts
+    at (0, 0) (threshold ``+inf``), as yardstick's ``gain_curve`` (its ``.n``,
+    ``.n_events``, ``.percent_tested``, ``.percent_found``), which it equals; it is the
+    cumulative accuracy profile (CAP). With weights, counts are sums of weights.
+
+    Parameters
+    ----------
+    log, by, weight, model, fold, class_, score, label, dataset
+        As for :func:`threshold_table`.
+
+    Returns
+    -------
+    pl.LazyFrame
+        by…, ``threshold``, ``n``, ``n_events``, ``percent_tested``, ``percent_found``
+        (null for a group without positives); one NaN row for a group holding a NaN score.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> import polaroc as pr
+    >>> log = pl.DataFrame({
+    ...     "model": "m", "fold": 0,
+    ...     "score": [0.9, 0.8, 0.8, 0.3],
+    ...     "label": [True, True, False, False],
+    ... })
+    >>> pr.gain_curve(log).select("threshold", "percent_tested", "percent_found").collect()
+    shape: (4, 3)
+    ┌───────────┬────────────────┬───────────────┐
+    │ threshold ┆ percent_tested ┆ percent_found │
+    │ ---       ┆ ---            ┆ ---           │
+    │ f64       ┆ f64            ┆ f64           │
+    ╞═══════════╪════════════════╪═══════════════╡
+    │ inf       ┆ 0.0            ┆ 0.0           │
+    │ 0.9       ┆ 25.0           ┆ 50.0          │
+    │ 0.8       ┆ 75.0           ┆ 100.0         │
+    │ 0.3       ┆ 100.0          ┆ 100.0         │
+    └───────────┴────────────────┴───────────────┘
+    """
+    columns = _columns(
+        model=model, fold=fold, class_=class_, score=score, label=label, dataset=dataset
+    )
+    curves, keys = _curves(log, by, columns, weight)
+    points = pl.col("curve").list.eval(_gain_points(lift=False))
+    fields = ("threshold", "n", "n_events", "percent_tested", "percent_found")
+    return _tidy(curves, keys, points, fields)
+
+
+def lift_curve(
+    log: FrameLike,
+    by: str | Iterable[str] | None = None,
+    *,
+    weight: str | None = None,
+    model: str = "model",
+    fold: str = "fold",
+    class_: str = "class",
+    score: str = "score",
+    label: str = "label",
+    dataset: str = "dataset",
+) -> pl.LazyFrame:
+    """Lift curve: ``percent_found / percent_tested`` along the gain curve.
+
+    How many times more positives the top-scored samples hold than a random sample of
+    the same size: yardstick's ``lift_curve`` (``.lift = .percent_found /
+    .percent_tested`` on the rows of its gain curve), which it equals, except at the
+    origin, where yardstick's 0/0 is NaN and the lift here is null. 1 is no better than
+    chance; the last point is always 1.
+
+    Parameters
+    ----------
+    log, by, weight, model, fold, class_, score, label, dataset
+        As for :func:`threshold_table`.
+
+    Returns
+    -------
+    pl.LazyFrame
+        by…, ``threshold``, ``n``, ``n_events``, ``percent_tested``, ``lift``.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> import polaroc as pr
+    >>> log = pl.DataFrame({
+    ...     "model": "m", "fold": 0,
+    ...     "score": [0.9, 0.8, 0.8, 0.3],
+    ...     "label": [True, True, False, False],
+    ... })
+    >>> pr.lift_curve(log).select("threshold", "percent_tested", "lift").collect()
+    shape: (4, 3)
+    ┌───────────┬────────────────┬──────────┐
+    │ threshold ┆ percent_tested ┆ lift     │
+    │ ---       ┆ ---            ┆ ---      │
+    │ f64       ┆ f64            ┆ f64      │
+    ╞═══════════╪════════════════╪══════════╡
+    │ inf       ┆ 0.0            ┆ null     │
+    │ 0.9       ┆ 25.0           ┆ 2.0      │
+    │ 0.8       ┆ 75.0           ┆ 1.333333 │
+    │ 0.3       ┆ 100.0          ┆ 1.0      │
+    └───────────┴────────────────┴──────────┘
+    """
+    columns = _columns(
+        model=model, fold=fold, class_=class_, score=score, label=label, dataset=dataset
+    )
+    curves, keys = _curves(log, by, columns, weight)
+    points = pl.col("curve").list.eval(_gain_points(lift=True))
+    fields = ("threshold", "n", "n_events", "percent_tested", "lift")
+    return _tidy(curves, keys, points, fields)
+
+
+def closest_topleft_point(
+    log: FrameLike,
+    by: str | Iterable[str] | None = None,
+    *,
+    cost_fp: float = 1.0,
+    cost_fn: float = 1.0,
+    normalize: bool = False,
+    model: str = "model",
+    fold: str = "fold",
+    class_: str = "class",
+    score: str = "score",
+    label: str = "label",
+    dataset: str = "dataset",
+) -> pl.LazyFrame:
+    """The point of each ROC curve closest to the top-left corner (0, 1).
+
+    Minimises ``(1 − sensitivity)² + (1 − specificity)²``: pROC's
+    ``coords(roc, "best", best.method = "closest.topleft")`` (Perkins & Schisterman 2006
+    compare it with Youden's J, :func:`polaroc.youden_point`, which maximises the
+    vertical distance from the diagonal instead). Ties go to the higher sensitivity, then
+    the higher threshold.
+
+    Parameters
+    ----------
+    log, by
+        As for :func:`polaroc.youden_point`.
+    cost_fp, cost_fn, normalize
+        The costs the ``cost`` column reports at the point (as :func:`polaroc.youden_point`).
+    model, fold, class_, score, label, dataset
+        Names of the log's columns.
+
+    Returns
+    -------
+    pl.LazyFrame
+        One row per curve: the keys, ``threshold``, ``sensitivity``, ``specificity``,
+        ``cost``, ``distance`` (to (0, 1)). Null for a one-class group, NaN for a group
+        holding a NaN score.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> import polaroc as pr
+    >>> log = pl.DataFrame({
+    ...     "model": "m", "fold": 0,
+    ...     "score": [0.9, 0.8, 0.7, 0.6, 0.55, 0.5, 0.4, 0.3],
+    ...     "label": [True, False, True, True, False, True, False, False],
+    ... })
+    >>> pr.closest_topleft_point(log).select("threshold", "sensitivity", "distance").collect()
+    shape: (1, 3)
+    ┌───────────┬─────────────┬──────────┐
+    │ threshold ┆ sensitivity ┆ distance │
+    │ ---       ┆ ---         ┆ ---      │
+    │ f64       ┆ f64         ┆ f64      │
+    ╞═══════════╪═════════════╪══════════╡
+    │ 0.6       ┆ 0.75        ┆ 0.353553 │
+    └───────────┴─────────────┴──────────┘
+    """
+    squared = (1.0 - _F("sensitivity")) ** 2 + (1.0 - _F("specificity")) ** 2
+    return _operating_point(
+        log,
+        by,
+        -squared,
+        {"distance": squared.sqrt()},
+        thresholds=None,
+        cost_fp=cost_fp,
+        cost_fn=cost_fn,
+        normalize=normalize,
+        columns=_columns(
+            model=model, fold=fold, class_=class_, score=score, label=label, dataset=dataset
+        ),
+    )
+
+
+Metric = Literal["f1", "fbeta", "mcc", "cohen_kappa", "balanced_accuracy"]
+
+
+def _criterion(metric: str, beta: float) -> Callable[[dict[str, pl.Expr]], pl.Expr]:
+    formulas: dict[str, Callable[[dict[str, pl.Expr]], pl.Expr]] = {
+        "f1": _fbeta(1.0),
+        "fbeta": _fbeta(beta),
+        "mcc": _mcc,
+        "cohen_kappa": _kappa,
+        "balanced_accuracy": _balanced,
+    }
+    if metric not in formulas:
+        msg = f"metric must be one of {', '.join(map(repr, formulas))}, got {metric!r}"
+        raise ValueError(msg)
+    return formulas[metric]
+
+
+def max_metric_point(
+    log: FrameLike,
+    by: str | Iterable[str] | None = None,
+    *,
+    metric: Metric = "f1",
+    beta: float = 1.0,
+    weight: str | None = None,
+    model: str = "model",
+    fold: str = "fold",
+    class_: str = "class",
+    score: str = "score",
+    label: str = "label",
+    dataset: str = "dataset",
+) -> pl.LazyFrame:
+    """The threshold of each group that maximises F₁, F_β, MCC, Cohen's κ or balanced accuracy.
+
+    Every distinct score is tried (the rows of :func:`threshold_table`) and the one with
+    the highest value of ``metric`` at ``score >= threshold`` is kept; ties go to the
+    higher threshold. ``pr.f1(score, positive, threshold=<the threshold>)`` (and so on)
+    reproduces the value. The F-optimal threshold of calibrated probabilities is half the
+    optimal F₁ (Lipton, Elkan & Naryanaswamy 2014, Theorem 1); this is its empirical
+    counterpart on the log.
+
+    Parameters
+    ----------
+    log, by, weight, model, fold, class_, score, label, dataset
+        As for :func:`threshold_table`.
+    metric
+        ``"f1"``, ``"fbeta"`` (with ``beta``), ``"mcc"``, ``"cohen_kappa"`` or
+        ``"balanced_accuracy"`` (the formulas of :mod:`polaroc.metrics.cutoff`).
+    beta
+        β of ``"fbeta"``.
+
+    Returns
+    -------
+    pl.LazyFrame
+        One row per curve: by…, ``threshold``, ``tp``, ``fp``, ``tn``, ``fn`` and the
+        metric's value in a column named ``metric``. Null for a one-class group, NaN for
+        a group holding a NaN score.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> import polaroc as pr
+    >>> log = pl.DataFrame({
+    ...     "model": "m", "fold": 0,
+    ...     "score": [0.9, 0.8, 0.7, 0.6, 0.55, 0.5, 0.4, 0.3],
+    ...     "label": [True, False, True, True, False, True, False, False],
+    ... })
+    >>> pr.max_metric_point(log, metric="f1").select("threshold", "f1").collect()
+    shape: (1, 2)
+    ┌───────────┬─────┐
+    │ threshold ┆ f1  │
+    │ ---       ┆ --- │
+    │ f64       ┆ f64 │
+    ╞═══════════╪═════╡
+    │ 0.5       ┆ 0.8 │
+    └───────────┴─────┘
+    """
+    formula = _criterion(metric, beta)
+    if metric == "fbeta" and not beta > 0:
+        msg = f"beta must be positive, got {beta!r}"
+        raise ValueError(msg)
+    table = threshold_table(
+        log,
+        by,
+        weight=weight,
+        model=model,
+        fold=fold,
+        class_=class_,
+        score=score,
+        label=label,
+        dataset=dataset,
+    )
+    keys = [k for k in table.collect_schema().names() if k not in _TABLE_FIELDS]
+    k = {f: pl.col(f).cast(pl.Float64) for f in _COUNTS}
+    both = (k["tp"] + k["fn"] > 0) & (k["tn"] + k["fp"] > 0)
+    nan = pl.col("threshold").is_nan()
+    value = pl.when(nan).then(NAN).when(both).then(formula(k))
+    order = [pl.col(metric).fill_null(-float("inf")), pl.col("threshold")]
+    best = (
+        table.with_columns(value.alias(metric))
+        .group_by(keys)
+        .agg(pl.all().sort_by(order, descending=True, nulls_last=True).first())
+    )
+    defined = pl.col(metric).is_not_null()
+    return best.select(
+        *keys,
+        *(pl.when(defined).then(pl.col(f)).alias(f) for f in ("threshold", *_COUNTS)),
+        metric,
+    ).sort(keys, maintain_order=True)
+
+
+def top_k_accuracy(
+    log: FrameLike,
+    by: str | Iterable[str] | None = None,
+    *,
+    k: int = 2,
+    weight: str | None = None,
+    model: str = "model",
+    fold: str = "fold",
+    class_: str = "class",
+    score: str = "score",
+    label: str = "label",
+    dataset: str = "dataset",
+    sample: str = "sample",
+) -> pl.LazyFrame:
+    """Top-k accuracy: the share of samples whose label is among their ``k`` highest scores.
+
+    scikit-learn's ``top_k_accuracy_score(y_true, y_score, k=k, sample_weight=w)``, which
+    it equals, including its rule for tied scores: among classes with the same score the
+    one later in the sorted class order ranks higher. Needs a class column (every class's
+    score rows) and a sample column (to gather each sample's scores).
+
+    Parameters
+    ----------
+    log, by, model, fold, class_, score, label, dataset
+        As for :func:`threshold_table`.
+    k
+        How many of the highest scores count (``>= 1``).
+    weight
+        Name of a case-weight column (one value per sample; the first row's is used).
+    sample
+        Name of the sample-id column.
+
+    Returns
+    -------
+    pl.LazyFrame
+        by…, ``n`` (samples), ``top_k_accuracy``; NaN for a group holding a NaN score.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> import polaroc as pr
+    >>> log = pl.DataFrame({
+    ...     "model": "m", "fold": 0,
+    ...     "sample": [1, 1, 1, 2, 2, 2],
+    ...     "class": ["a", "b", "c"] * 2,
+    ...     "score": [0.5, 0.3, 0.2, 0.2, 0.3, 0.5],
+    ...     "label": ["b", "b", "b", "a", "a", "a"],
+    ... })
+    >>> pr.top_k_accuracy(log, k=2).collect()
+    shape: (1, 4)
+    ┌───────┬──────┬─────┬────────────────┐
+    │ model ┆ fold ┆ n   ┆ top_k_accuracy │
+    │ ---   ┆ ---  ┆ --- ┆ ---            │
+    │ str   ┆ i32  ┆ i64 ┆ f64            │
+    ╞═══════╪══════╪═════╪════════════════╡
+    │ m     ┆ 0    ┆ 2   ┆ 0.5            │
+    └───────┴──────┴─────┴────────────────┘
+    """
+    if isinstance(k, bool) or not isinstance(k, int) or k < 1:
+        msg = f"k must be a positive integer, got {k!r}"
+        raise ValueError(msg)
+    columns = LogColumns(
+        model=model,
+        fold=fold,
+        class_=class_,
+        score=score,
+        label=label,
+        dataset=dataset,
+        sample=sample,
+    )
+    data = read_log(log, by=by, columns=columns, need=[sample], weight=weight)
+    if not data.has_class:
+        msg = (
+            f"top_k_accuracy needs a class column ({class_!r}) with every class's score rows; "
+            "the log has none (a binary log's label is its positive indicator)."
+        )
+        raise ValueError(msg)
+    keys = data.groups
+    usable = pl.col(SCORE).is_not_null() & pl.col(POSITIVE).is_not_null()
+    if weight is not None:
+        usable = usable & usable_weight()
+    frame = data.frame.filter(unique_rows(data.schema, data.columns)).filter(usable)
+    cls = pl.col(class_)
+    dtype = data.schema[class_]
+    if isinstance(dtype, pl.Enum | pl.Categorical):
+        cls = cls.cast(pl.String)
+    s, y = pl.col(SCORE), pl.col(POSITIVE)
+    true_score, true_class = s.filter(y).first(), cls.filter(y).first()
+    above = (s > true_score) | ((s == true_score) & (cls > true_class))
+    per_sample = frame.group_by(*keys, sample).agg(
+        hit=pl.when(s.is_nan().any()).then(NAN).otherwise((above.sum() < k).cast(pl.Float64)),
+        w=pl.col(WEIGHT).first() if weight is not None else pl.lit(1.0),
+        labelled=y.any(),
+    )
+    w = pl.col("w")
+    out = (
+        per_sample.filter(pl.col("labelled"))
+        .group_by(keys)
+        .agg(n=pl.len().cast(pl.Int64), top_k_accuracy=(pl.col("hit") * w).sum() / w.sum())
+        .sort(keys, maintain_order=True)
+    )
+    return out.select(*data.by, "n", "top_k_accuracy")

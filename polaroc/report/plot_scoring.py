@@ -1,0 +1,248 @@
+"""Figures of the scoring tables: reliability diagrams, gain and lift charts, DET curves.
+
+Each function takes tables polaroc returns (``DataFrame`` or ``LazyFrame``; a lazy table is
+collected here) and returns a ``matplotlib.figure.Figure``. They are public as
+``polaroc.plot.calibration``, ``polaroc.plot.gain_lift`` and ``polaroc.plot.det``.
+"""
+
+from __future__ import annotations
+
+from types import ModuleType
+from typing import TYPE_CHECKING, cast
+
+import numpy as np
+import polars as pl
+
+from polaroc._input import FrameLike
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
+
+__all__ = ["calibration", "det", "gain_lift"]
+
+# scikit-learn's DetCurveDisplay ticks (probabilities placed on the probit scale)
+DET_TICKS = (0.001, 0.01, 0.05, 0.2, 0.5, 0.8, 0.95, 0.99, 0.999)
+
+
+def _pyplot() -> ModuleType:
+    # read at call time: polaroc.report.plot re-exports this module's figures
+    from polaroc.report.plot import _pyplot as pyplot
+
+    return pyplot()
+
+
+def _frame(table: FrameLike) -> pl.DataFrame:
+    return table.collect() if isinstance(table, pl.LazyFrame) else table
+
+
+def _models(df: pl.DataFrame, model: str) -> list[object]:
+    return sorted(df[model].unique().to_list(), key=str)
+
+
+def _with_fold(df: pl.DataFrame, fold: str) -> pl.DataFrame:
+    """``df``, with a constant fold column if it has none (one curve per model)."""
+    return df if fold in df.columns else df.with_columns(pl.lit(0).alias(fold))
+
+
+def _colour(k: int) -> str:
+    return f"C{k % 10}"
+
+
+def calibration(curve: FrameLike, *, model: str = "model", fold: str = "fold") -> Figure:
+    """Reliability diagram per model: each fold's curve, their band and mean, and the counts.
+
+    The top panel of each model plots the share of positives (``prob_true``) against the
+    mean score (``prob_pred``) of each bin of :func:`polaroc.calibration_curve`: thin
+    lines for the folds, the band from the lowest to the highest fold per bin and the
+    folds pooled (each fold's bin weighted by its samples); a calibrated model lies on the
+    diagonal (DeGroot & Fienberg 1983).
+    The panel below is the histogram of the samples per bin, summed over folds: bins with
+    few samples carry little evidence (Niculescu-Mizil & Caruana 2005, Fig. 1).
+
+    Parameters
+    ----------
+    curve
+        :func:`polaroc.calibration_curve`'s table for one class (filter the positive
+        class of a log with a class column): ``bin``, ``prob_pred``, ``prob_true``,
+        ``n`` per (model, fold).
+    model, fold
+        Column names (a table without a fold column is one curve per model).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        Two panels per model.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> import polaroc as pr
+    >>> from polaroc import plot
+    >>> log = pl.scan_parquet(pr.demo_log_path()).filter(pl.col("class") == "malignant")
+    >>> fig = plot.calibration(pr.calibration_curve(log, n_bins=10))
+    >>> len(fig.axes)
+    12
+    """
+    plt = _pyplot()
+    df = _with_fold(_frame(curve), fold)
+    models = _models(df, model)
+    cols = min(len(models), 3)
+    rows = -(-len(models) // cols)
+    fig = plt.figure(figsize=(3.6 * cols, 5.0 * rows))
+    # per row of models: the diagram, the histogram and an empty spacer for the titles
+    grid = fig.add_gridspec(3 * rows, cols, height_ratios=[3, 1, 0.55] * rows, hspace=0.1)
+    for k, name in enumerate(models):
+        r, c = divmod(k, cols)
+        top = fig.add_subplot(grid[3 * r, c])
+        bottom = fig.add_subplot(grid[3 * r + 1, c], sharex=top)
+        part = df.filter(pl.col(model) == name)
+        for one in part.partition_by(fold, maintain_order=True):
+            one = one.sort("bin")
+            top.plot(one["prob_pred"], one["prob_true"], color="0.75", lw=0.7)
+        n = pl.col("n").cast(pl.Float64)
+        per_bin = (
+            part.group_by("bin")
+            .agg(  # the folds pooled: each fold's bin weighted by its samples
+                ((pl.col("prob_pred") * n).sum() / n.sum()).alias("prob_pred"),
+                ((pl.col("prob_true") * n).sum() / n.sum()).alias("mean"),
+                pl.col("prob_true").min().alias("low"),
+                pl.col("prob_true").max().alias("high"),
+                pl.col("n").sum(),
+            )
+            .sort("bin")
+        )
+        colour = _colour(k)
+        top.fill_between(
+            per_bin["prob_pred"], per_bin["low"], per_bin["high"], color=colour, alpha=0.2, lw=0,
+            label="fold range",
+        )  # fmt: skip
+        top.plot(per_bin["prob_pred"], per_bin["mean"], "o-", color=colour, lw=1.6, ms=3,
+                 label="folds pooled")  # fmt: skip
+        top.plot([0, 1], [0, 1], color="0.2", lw=0.8, ls="--", label="calibrated")
+        top.set_xlim(0, 1)
+        top.set_ylim(-0.02, 1.02)
+        top.set_title(str(name))
+        top.tick_params(labelbottom=False)
+        width = 0.9 / max(len(per_bin), 1)
+        bottom.bar(per_bin["prob_pred"], per_bin["n"], width=width, color=colour, alpha=0.7)
+        bottom.set_xlabel("mean score in bin")
+        if c == 0:
+            top.set_ylabel("share of positives")
+            bottom.set_ylabel("samples")
+        if k == 0:
+            top.legend(loc="upper left", fontsize="small", frameon=False)
+    return cast("Figure", fig)
+
+
+def gain_lift(
+    gain: FrameLike, lift: FrameLike, *, model: str = "model", fold: str = "fold"
+) -> Figure:
+    """Cumulative gain and lift charts: one line per fold, a colour per model.
+
+    The gain panel plots ``percent_found`` against ``percent_tested``
+    (:func:`polaroc.gain_curve`) over the chance diagonal and the best possible curve
+    (every positive first, drawn for the pooled share of positives); the lift panel plots
+    ``lift`` (:func:`polaroc.lift_curve`) over the chance level 1.
+
+    Parameters
+    ----------
+    gain
+        :func:`polaroc.gain_curve`'s table for one class.
+    lift
+        :func:`polaroc.lift_curve`'s table for the same class.
+    model, fold
+        Column names.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        Two panels.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> import polaroc as pr
+    >>> from polaroc import plot
+    >>> log = pl.scan_parquet(pr.demo_log_path()).filter(pl.col("class") == "malignant")
+    >>> fig = plot.gain_lift(pr.gain_curve(log), pr.lift_curve(log))
+    >>> [ax.get_xlabel() for ax in fig.axes]
+    ['% tested', '% tested']
+    """
+    plt = _pyplot()
+    g, li = (_with_fold(_frame(t), fold) for t in (gain, lift))
+    fig, (left, right) = plt.subplots(1, 2, figsize=(10.5, 4.2))
+    for k, name in enumerate(_models(g, model)):
+        colour = _colour(k)
+        for i, one in enumerate(g.filter(pl.col(model) == name).partition_by(fold)):
+            left.plot(one["percent_tested"], one["percent_found"], color=colour, lw=0.8,
+                      alpha=0.6, label=str(name) if i == 0 else None)  # fmt: skip
+        for one in li.filter(pl.col(model) == name).partition_by(fold):
+            one = one.filter(pl.col("lift").is_not_null())
+            right.plot(one["percent_tested"], one["lift"], color=colour, lw=0.8, alpha=0.6)
+    ends = g.group_by(model, fold).agg(pl.col("n").max(), pl.col("n_events").max())
+    share = float(ends["n_events"].sum()) / max(float(ends["n"].sum()), 1.0)
+    left.plot([0, 100 * share, 100], [0, 100, 100], color="0.4", lw=0.8, ls="--",
+              label="all positives first")  # fmt: skip
+    left.plot([0, 100], [0, 100], color="0.6", lw=0.7, ls=":", label="chance")
+    right.axhline(1.0, color="0.6", lw=0.7, ls=":")
+    left.set(xlim=(0, 100), ylim=(0, 101), xlabel="% tested", ylabel="% found", title="Gain")
+    right.set(xlim=(0, 100), xlabel="% tested", ylabel="lift", title="Lift")
+    right.set_ylim(bottom=0)
+    left.legend(loc="lower right", fontsize="small", frameon=False)
+    fig.tight_layout()
+    return cast("Figure", fig)
+
+
+def det(curve: FrameLike, *, model: str = "model", fold: str = "fold") -> Figure:
+    """DET curves on normal-deviate axes: false negative against false positive rate.
+
+    Both rates are placed on the probit scale (Φ⁻¹), where two normal score
+    distributions give a straight line (Martin et al. 1997), with the ticks and limits
+    of scikit-learn's ``DetCurveDisplay``. One line per fold, a colour per model; points
+    with a rate of 0 or 1 lie at infinity and are not drawn.
+
+    Parameters
+    ----------
+    curve
+        :func:`polaroc.det_curve`'s table for one class: ``fpr``, ``fnr``.
+    model, fold
+        Column names.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> import polaroc as pr
+    >>> from polaroc import plot
+    >>> log = pl.scan_parquet(pr.demo_log_path()).filter(pl.col("class") == "malignant")
+    >>> plot.det(pr.det_curve(log)).axes[0].get_xlabel()
+    'false positive rate'
+    """
+    from scipy.stats import norm
+
+    plt = _pyplot()
+    df = _with_fold(_frame(curve), fold)
+    fig, ax = plt.subplots(figsize=(5.2, 5.0))
+    for k, name in enumerate(_models(df, model)):
+        for i, one in enumerate(df.filter(pl.col(model) == name).partition_by(fold)):
+            x, y = norm.ppf(one["fpr"].to_numpy()), norm.ppf(one["fnr"].to_numpy())
+            keep = np.isfinite(x) & np.isfinite(y)
+            ax.plot(x[keep], y[keep], color=_colour(k), lw=0.9, alpha=0.7,
+                    label=str(name) if i == 0 else None)  # fmt: skip
+    ticks = norm.ppf(DET_TICKS)
+    labels = [f"{t:.0%}" if t >= 0.01 else f"{t:.1%}" for t in DET_TICKS]
+    ax.set_xticks(ticks, labels, rotation=45)
+    ax.set_yticks(ticks, labels)
+    ax.set_xlim(-3, 3)
+    ax.set_ylim(-3, 3)
+    ax.plot([-3, 3], [3, -3], color="0.6", lw=0.7, ls=":")
+    ax.set_xlabel("false positive rate")
+    ax.set_ylabel("false negative rate")
+    ax.set_title("DET curves")
+    ax.grid(alpha=0.3)
+    ax.legend(loc="upper right", fontsize="small", frameon=False)
+    fig.tight_layout()
+    return cast("Figure", fig)
