@@ -19,6 +19,7 @@ from polaroc.compare.paired import paired_ttest, test_agreement
 from polaroc.compare.selection import select_models
 from polaroc.compare.spread import se_vs_sd
 from polaroc.compare.twoway import anova, duncan, duncan_ranges, duncan_subsets
+from polaroc.compare.verdict import verdict
 
 __all__ = [
     "anova",
@@ -39,5 +40,6 @@ __all__ = [
     "select_models",
     "sign_test",
     "test_agreement",
+    "verdict",
     "wilcoxon_test",
 ]
