@@ -265,8 +265,9 @@ RUNNABLE = sorted(
 
 @pytest.mark.parametrize("page", RUNNABLE)
 def test_the_pages_python_examples_run(page):
+    namespace: dict[str, object] = {}  # a page's blocks run in order, as one script
     for block in re.findall(r"```python\n(.*?)```", (DOCS / page).read_text(), re.S):
-        exec(compile(block, f"docs/{page}", "exec"), {})
+        exec(compile(block, f"docs/{page}", "exec"), namespace)
 
 
 def test_getting_started_shows_the_readmes_two_commands():
