@@ -13,17 +13,20 @@ from collections.abc import Callable, Iterable
 
 import polars as pl
 
-from polaroc._dist import t_ppf
 from polaroc._input import ColumnLike, FrameLike, as_lazy, require_columns
-from polaroc._table import (
+from polaroc.compare._dist import t_ppf
+from polaroc.compare._table import (
     DIGITS,
     Adjust,
-    adjust_p,
+    adjusted,
     check_adjust,
     check_alpha,
     metric_expr,
     negligible,
     resolve_by,
+)
+from polaroc.compare._table import (
+    higher_is_better as infer_direction,
 )
 from polaroc.compare.across import friedman_test, mean_ranks, nemenyi_test, wilcoxon_test
 from polaroc.compare.bayes import bayes_signed_rank, bayes_ttest
@@ -31,9 +34,6 @@ from polaroc.compare.cv5x2 import combined_ftest_5x2cv
 from polaroc.compare.paired import paired_ttest
 
 __all__ = ["verdict"]
-
-LOWER_IS_BETTER = frozenset({"error", "brier", "log_loss"})
-"""Metric names whose lower values are better (``higher_is_better=None`` infers from them)."""
 
 PAIRED_T = "paired t"
 CORRECTED_T = "corrected repeated k-fold t"
@@ -226,8 +226,7 @@ def verdict(
     require_columns(schema, [*groups, model, fold], what="per-fold table")
     value = metric_expr(metric, schema)
     name = value.meta.output_name(raise_if_undetermined=False) or "metric"
-    if higher_is_better is None:
-        higher_is_better = name not in LOWER_IS_BETTER
+    higher_is_better = infer_direction(name, higher_is_better)
     rep = repeat if repeat in schema and repeat not in (*groups, model, fold) else None
     blocks = [fold] if rep is None else [rep, fold]
     data = frame.select(*groups, model, *blocks, value.alias(name)).collect()
@@ -514,12 +513,10 @@ def _decide(
     on = [*groups, "_pr_best", model]
     joined = stats.join(p, on=on, how="left", nulls_equal=True)
     others = joined.filter(pl.col(model) != pl.col("_pr_best"))
-    raw = pl.col("_pr_p")
     if ctx.rope is None and ctx.adjust is not None:
-        adjusted = adjust_p(raw, groups, ctx.adjust)
+        others = adjusted(others, groups, ctx.adjust, p="_pr_p", name="p_vs_best")
     else:
-        adjusted = raw
-    others = others.with_columns(p_vs_best=adjusted)
+        others = others.with_columns(p_vs_best=pl.col("_pr_p"))
     own = joined.filter(pl.col(model) == pl.col("_pr_best")).with_columns(
         p_vs_best=pl.lit(None, dtype=pl.Float64)
     )

@@ -196,7 +196,7 @@ def _terminal_tables(rep: Report, tables: dict[str, pl.DataFrame], metric: str) 
     by = rep.by
     summary = tables["summary"]
     _show("per model: mean and sd over folds", summary)
-    keep = [*by, "model_a", "model_b", "k", "mean_diff", "t", "p_value"]
+    keep = [*by, "model_a", "model_b", "n", "estimate", "statistic", "p_value"]
     paired = tables["paired_ttest"]
     keep += ["p_adjusted"] if "p_adjusted" in paired.columns else []
     _show(f"paired t tests on {metric}", paired.select(*keep, "reject"))

@@ -166,7 +166,7 @@ def paired(page: PageInput, key: Mapping[str, object], anchor: str) -> str:
     how = (
         f"Every pair of models compared on {page.metric} fold by fold: the k-fold "
         "cross-validated paired t test (Aslan, Yıldız &amp; Alpaydın 2009, eqs. 1–2). "
-        f"<code>mean_diff</code> is a − b; <code>reject</code> is true when p ≤ {page.alpha:g}."
+        f"<code>estimate</code> is a − b; <code>reject</code> is true when p ≤ {page.alpha:g}."
     )
     if corrected:
         how += (

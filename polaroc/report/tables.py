@@ -7,7 +7,6 @@ writes them as CSV, Parquet and Markdown next to the figures.
 
 from __future__ import annotations
 
-import inspect
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -17,8 +16,8 @@ import polars as pl
 
 from polaroc._input import FrameLike, LogColumns, as_lazy
 from polaroc._log import read_log
-from polaroc._table import Adjust
 from polaroc.compare.paired import paired_ttest, test_agreement
+from polaroc.compare.registry import REGISTRY, Adjust
 from polaroc.compare.spread import se_vs_sd
 from polaroc.compare.twoway import anova, duncan, duncan_ranges
 from polaroc.evaluation import evaluate
@@ -156,12 +155,6 @@ def _pr_curves(log: pl.LazyFrame, names: Mapping[str, str]) -> dict[str, pl.Lazy
     return {"pr_folds": fold_curve(log, **names), "pr_pooled": pooled_curve(log, **names)}
 
 
-def _accepted(function: Callable[..., object], **kwargs: object) -> dict[str, object]:
-    """Only the keyword arguments ``function`` takes (the tables being added vary)."""
-    names = inspect.signature(function).parameters
-    return {k: v for k, v in kwargs.items() if k in names}
-
-
 def optional_tables(
     folds: pl.LazyFrame,
     *,
@@ -203,9 +196,11 @@ def optional_tables(
     if rope is not None:  # otherwise each test's own default
         wanted = [(name, {**kwargs, "rope": rope}) for name, kwargs in wanted]
     for name, kwargs in wanted:
-        function = getattr(compare, name, None)
-        if function is not None:
-            plans[name] = function(folds, metric, **_accepted(function, alpha=alpha, **kwargs))
+        if name == "mean_ranks":  # a summary, not a test: not in the registry
+            ranks: Callable[..., pl.LazyFrame] = compare.mean_ranks
+            plans[name] = ranks(folds, metric, alpha=alpha, **kwargs)
+        elif REGISTRY[name].function is not None:
+            plans[name] = REGISTRY[name](folds, metric, alpha=alpha, **kwargs)
     return plans
 
 
