@@ -30,6 +30,7 @@ from polaroc.compare import (
     sign_test,
     test_agreement,
     venkatraman_test,
+    verdict,
     wilcoxon_test,
 )
 from polaroc.evaluation import evaluate
@@ -181,6 +182,7 @@ __all__ = [
     "top_k_accuracy",
     "trapezoid_auc",
     "venkatraman_test",
+    "verdict",
     "wilcoxon_test",
     "youden_point",
 ]

@@ -10,6 +10,9 @@ left behind for a removed name, fails here.
 
 from __future__ import annotations
 
+import html
+import inspect
+import math
 import os
 import re
 import subprocess
@@ -18,6 +21,7 @@ from collections import Counter
 from pathlib import Path
 from types import ModuleType
 
+import matplotlib.image
 import pytest
 import yaml
 
@@ -28,6 +32,8 @@ import polaroc.report
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs"
 REFERENCE = DOCS / "reference"
+NOTEBOOKS = ROOT / "notebooks"
+PNG = b"\x89PNG\r\n\x1a\n"
 BLOCK = re.compile(r"^::: (polaroc(?:\.\w+)+)\s*$", re.M)
 
 # The build runs in a child interpreter whose sockets refuse to connect, so a theme asset,
@@ -97,7 +103,7 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     command = [sys.executable, "-c", OFFLINE_BUILD, "build", "--strict", "--quiet"]
     command += ["--config-file", str(ROOT / "mkdocs.yml"), "--site-dir", str(out)]
     env = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
-    done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, env=env, timeout=300)
+    done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, env=env, timeout=3600)
     assert done.returncode == 0, done.stdout + done.stderr
     return out
 
@@ -126,8 +132,10 @@ def test_every_public_name_has_exactly_one_reference_block():
 
 def test_every_page_is_in_the_nav_and_the_nav_names_existing_pages():
     pages = nav_pages(config()["nav"])
-    on_disk = sorted(str(p.relative_to(DOCS)) for p in DOCS.rglob("*.md"))
-    assert sorted(pages) == on_disk
+    on_disk = [str(p.relative_to(DOCS)) for p in DOCS.rglob("*.md")]
+    # docs/_ext/notebooks.py adds every notebook, executed, as notebooks/<name>.md
+    executed = [f"notebooks/{p.stem}.md" for p in NOTEBOOKS.glob("*.ipynb")]
+    assert sorted(pages) == sorted(on_disk + executed)
     for page in ("getting-started.md", "log-format.md", "metrics.md", "comparing.md"):
         assert page in pages
     for page in ("distributed.md", "report.md", "architecture.md"):
@@ -176,6 +184,87 @@ def test_site_builds_strict_and_renders_every_public_name(site):
     assert 'href="../reference/compare/#polaroc.paired_ttest"' in guide
 
 
+PARAMETER_ROW = re.compile(
+    r'<tr class="doc-section-item">\s*<td>\s*<code>(\w+)</code>.*?</tr>', re.S
+)
+CELL = re.compile(r"<td>(.*?)</td>", re.S)
+
+
+def rendered_defaults(section: str) -> dict[str, str]:
+    """Each row of an entry's Parameters table: the parameter and its Default cell's text."""
+    table = re.search(
+        r'doc-section-title">Parameters:</span>.*?<tbody>(.*?)</tbody>', section, re.S
+    )
+    if table is None:
+        return {}
+    rows = {}
+    for row in PARAMETER_ROW.finditer(table.group(1)):
+        default = CELL.findall(row.group(0))[-1]
+        rows[row.group(1)] = html.unescape(re.sub(r"<[^>]+>", "", default)).strip()
+    return rows
+
+
+def public_object(name: str) -> object:
+    obj: object = polaroc
+    for part in name.split(".")[1:]:
+        obj = getattr(obj, part)
+    return obj
+
+
+def same_default(shown: str, default: object, namespace: dict[str, object]) -> bool:
+    """Whether the rendered default (source text, evaluated where it was written) is ``default``."""
+    if default is inspect.Parameter.empty:
+        return shown == "required"
+    try:
+        value = eval(shown, dict(namespace))  # the package's own default expressions
+    except Exception:  # an unevaluable cell is a wrong default
+        return False
+    if isinstance(value, float) and isinstance(default, float) and math.isnan(default):
+        return math.isnan(value)
+    return bool(value == default)
+
+
+def test_the_reference_shows_every_parameters_own_default(site):
+    # Grouped numpy entries ("model, fold, dataset : str") used to render the first name's
+    # default for all of them; docs/_ext/docstrings.py gives each name its own row.
+    sections = rendered_sections(site)
+    checked, wrong = 0, []
+    for name in public_names():
+        obj = public_object(name)
+        try:
+            signature = inspect.signature(obj)  # type: ignore[arg-type]
+        except (TypeError, ValueError):
+            continue
+        function = obj.__init__ if inspect.isclass(obj) else obj  # type: ignore[misc]
+        namespace = vars(inspect.getmodule(inspect.unwrap(function)))
+        for parameter, shown in rendered_defaults(sections[name]).items():
+            if parameter not in signature.parameters:
+                wrong.append(f"{name}({parameter}): documented but not in the signature")
+                continue
+            checked += 1
+            default = signature.parameters[parameter].default
+            if not same_default(shown, default, namespace):
+                wrong.append(f"{name}({parameter}): the reference shows {shown}, not {default!r}")
+    assert checked > 300, "the reference's parameter tables were not found"
+    assert not wrong, "\n".join(wrong[:20])
+
+
+@pytest.mark.parametrize("notebook", sorted(NOTEBOOKS.glob("*.ipynb")), ids=lambda p: p.stem)
+def test_the_notebooks_are_pages_with_their_outputs_and_figures(site, notebook):
+    # stored without outputs (tests/test_notebooks.py), rendered executed by the build
+    page = (site / "notebooks" / notebook.stem / "index.html").read_text()
+    assert "<h1" in page, "the notebook's title heading"
+    outputs = page.count("<pre") + page.count("<table")
+    assert outputs > 2, "the executed cells' printed tables and results"
+    images = re.findall(r'<img[^>]*src="([^"]+\.png)"', page)
+    if re.search(r"\b(?:plot|plt)\.", notebook.read_text()):
+        assert images, "the notebook's figures"
+    for src in images:
+        png = (site / "notebooks" / notebook.stem / src).resolve()
+        assert png.read_bytes().startswith(PNG), f"{src} is not a PNG"
+        assert matplotlib.image.imread(png).size > 0  # the whole image decodes
+
+
 def test_site_loads_nothing_from_the_network(site):
     remote = re.compile(
         r"""<(?:script|link|img|iframe|source)\b[^>]*\b(?:src|href)=["'](?:https?:)?//"""
@@ -197,8 +286,9 @@ RUNNABLE = sorted(
 
 @pytest.mark.parametrize("page", RUNNABLE)
 def test_the_pages_python_examples_run(page):
+    namespace: dict[str, object] = {}  # a page's blocks run in order, as one script
     for block in re.findall(r"```python\n(.*?)```", (DOCS / page).read_text(), re.S):
-        exec(compile(block, f"docs/{page}", "exec"), {})
+        exec(compile(block, f"docs/{page}", "exec"), namespace)
 
 
 def test_getting_started_shows_the_readmes_two_commands():

@@ -15,6 +15,7 @@ from polaroc.compare.across import (
 from polaroc.compare.bayes import bayes_signed_rank, bayes_ttest
 from polaroc.compare.curve_tests import bootstrap_test, venkatraman_test
 from polaroc.compare.cv5x2 import combined_ftest_5x2cv, paired_ttest_5x2cv
+from polaroc.compare.decision import verdict
 from polaroc.compare.delong import delong_omnibus, delong_test
 from polaroc.compare.one_test_set import cochran_q, mcnemar_test
 from polaroc.compare.paired import paired_ttest, test_agreement
@@ -48,5 +49,6 @@ __all__ = [
     "sign_test",
     "test_agreement",
     "venkatraman_test",
+    "verdict",
     "wilcoxon_test",
 ]
