@@ -131,8 +131,9 @@ def verdict(
         the whole table. ``()``: one group; names: those columns (with ``dataset``
         among them, the rows across data sets are added per group of the others).
     higher_is_better
-        Direction of the metric; ``None`` (default): lower is better for ``error``,
-        ``brier`` and ``log_loss``, higher for any other metric.
+        Direction of the metric; ``None`` (default): inferred from its name as the
+        comparison tables do — lower is better for ``error``, ``brier``, ``log_loss``,
+        ``cost`` and names ending in ``_loss`` or ``_error``, higher for any other.
     test_train_ratio
         n_test/n_train of one split, for the corrected t, the Bayesian t and the
         intervals of a repeated design; default 1/(k − 1) for k folds. Needed for a
