@@ -121,19 +121,22 @@ def block_tables(
     usable = (USABLE & usable_weight()) if weighted else USABLE
     if not extra:  # nothing to count in unusable rows: drop them before the ordering
         frame = frame.filter(usable)
+    scale: list[pl.Expr] = []
     if collapse:
         tied = [*by, CLASS, SCORE, LABEL]
         count = pl.col(WEIGHT).sum() if weighted else pl.len().cast(pl.Int64)
         frame = frame.group_by(tied).agg(count.alias(_W), *extra)
-        fields.append(_W)
+        fields.append(_block_scaled(_W) if weighted else pl.col(_W))
     elif weighted:
-        fields.append(pl.col(WEIGHT).alias(_W))
+        fields.append(_block_scaled(WEIGHT))
+    if weighted:
+        scale = [_block_scale(_W if collapse else WEIGHT)]
     rows = pl.struct(fields)
     # Sorted inside one list per block: cheaper than ``sort_by`` in the aggregation.
     in_order = pl.element().sort_by(pl.element().struct.field(SCORE))
     ordered = (
         frame.group_by([*by, CLASS])
-        .agg(rows.implode().list.eval(in_order).alias(_ROWS), *extra)
+        .agg(rows.implode().list.eval(in_order).alias(_ROWS), *extra, *scale)
         .with_columns(pl.int_range(pl.len(), dtype=pl.UInt32).alias(_GID))
         .cache()
     )
@@ -166,8 +169,28 @@ def block_tables(
         w = pl.col(_W)
         flat = flat.filter(w.is_not_null() & ((w > 0.0) | score.is_nan()))
     sums = _block_sums(flat, weighted=collapse or weighted)
-    sums = sums.join(keys.select(_GID, *by, CLASS), on=_GID).drop(_GID)
-    return keys.drop(_GID), sums
+    sums = sums.join(keys.select(_GID, *by, CLASS, *([SCALE] if weighted else [])), on=_GID)
+    return keys.drop(_GID, SCALE, strict=False), sums.drop(_GID)
+
+
+SCALE = "_pr_scale"  # a weighted block's largest weight: its weights enter the sums / it
+
+
+def _block_scale(column: str) -> pl.Expr:
+    """A block's largest weight (1 when it has none above 0), aggregated per block."""
+    top = pl.col(column).max()
+    return pl.when(top > 0.0).then(top).otherwise(1.0).alias(SCALE)
+
+
+def _block_scaled(column: str) -> pl.Expr:
+    """The block's weights divided by its largest, as ``_pr_w``.
+
+    Every pair quantity of a block is a ratio of sums of weight products over
+    products of its weight totals, which the scale cancels; without it, weights of
+    1e160 overflow those products and weights of 1e-170 underflow them.
+    :func:`directions` multiplies the reported totals (``n_i``, ``n_j``) back.
+    """
+    return (pl.col(column) / _block_scale(column)).alias(_W)
 
 
 def _block_sums(rows: pl.LazyFrame, *, weighted: bool = False) -> pl.LazyFrame:
@@ -339,16 +362,20 @@ def directions(sums: pl.LazyFrame, by: list[str]) -> pl.LazyFrame:
     n_i, n_j = pl.col("n_i"), pl.col("n")
     pairs = (n_i * n_j).cast(pl.Float64)
     u = pairs - pl.col("t") / 2.0
+    scaled = SCALE in sums.collect_schema()  # weighted: the block's sums are scaled
 
     def computed(value: pl.Expr) -> pl.Expr:
         return pl.when(pl.col("_pr_nan")).then(NAN).when(n_i > 0).then(value)
+
+    def reported(total: pl.Expr) -> pl.Expr:  # a class's total weight, unscaled
+        return total * pl.col(SCALE) if scaled else total
 
     return with_block.select(
         *by,
         CLASS,
         LABEL,
-        "n_i",
-        n_j.alias("n_j"),
+        reported(n_i).alias("n_i"),
+        reported(n_j).alias("n_j"),
         computed(u / pairs).alias("a"),
         computed((pl.col("rs_pos") - pl.col("rs_neg")) / pairs).alias("sauc"),
         "n_neg",
@@ -357,6 +384,7 @@ def directions(sums: pl.LazyFrame, by: list[str]) -> pl.LazyFrame:
         "neg_t",
         "neg_tt",
         "_pr_nan",
+        *([SCALE] if scaled else []),
     )
 
 
@@ -446,6 +474,8 @@ def per_class(dirs: pl.LazyFrame, by: list[str]) -> pl.LazyFrame:
     (1988) variance is S₁₀/n_i + S₀₁/n_neg, from the placement values' sums.
     """
     n_i, n_neg = pl.col("n_i").cast(pl.Float64), pl.col("n_neg").cast(pl.Float64)
+    if SCALE in dirs.collect_schema():  # weighted: the sums are of scaled weights
+        n_i = n_i / pl.col(SCALE)
     per = dirs.filter(pl.col("n_i") > 0).group_by([*by, CLASS]).agg(pl.all().exclude(LABEL).first())
     # placement values: V10 = q/(2 n_neg) for a positive, V01 = 1 − p/(2 n_i) for a negative
     v10_sum, v10_sq = pl.col("pos_t") / (2 * n_neg), pl.col("pos_tt") / (2 * n_neg) ** 2
@@ -566,6 +596,7 @@ def c1_table(
     within: Sequence[str] = (),
     *,
     weighted: bool = False,
+    weight_name: str = "weight",
 ) -> pl.LazyFrame:
     """Per group: ``n`` samples and ``c1``, the proportion of samples classified correctly.
 
@@ -582,8 +613,11 @@ def c1_table(
     samples holding two rows of one class (repeated keys), in ``_pr_dup`` with the
     first such key in ``_pr_dup_key``; see :func:`unique_keys`.
 
-    With ``weighted``, ``frame`` carries ``_pr_weight`` (rows of usable weight only)
-    and ``c1`` is the mean weighted by each sample's weight (its first row's).
+    With ``weighted``, ``frame`` carries ``_pr_weight`` and ``c1`` is the mean
+    weighted by each sample's weight. A sample's weight must be the same on all its
+    class rows (the AUC weights each row, the error each sample: one rule for both),
+    else a :class:`DataError` names ``weight_name``; samples whose weight is null or
+    0 are then left out (unless a row holds a NaN score, which makes the group NaN).
     """
     score, pos = pl.col(SCORE), pl.col(LABEL) == pl.col(CLASS)
     keys = [*by, *within, sample]
@@ -593,18 +627,25 @@ def c1_table(
         ((score >= threshold) == pos).cast(pl.Float64).alias("_single"),
         score.is_nan().alias("_nan"),
     )
-    per_sample = (
-        per_row.group_by(keys)
-        .agg(
-            pl.col("_own", "_other").max(),
-            pl.len().alias("_rows"),
-            pl.col("_single").first(),
-            pl.col("_nan").any(),
-            (pl.col(CLASS).n_unique() < pl.len()).alias(DUP),
-            *([pl.col(WEIGHT).first()] if weighted else []),
-        )
-        .cache()
+    per_sample = per_row.group_by(keys).agg(
+        pl.col("_own", "_other").max(),
+        pl.len().alias("_rows"),
+        pl.col("_single").first(),
+        pl.col("_nan").any(),
+        (pl.col(CLASS).n_unique() < pl.len()).alias(DUP),
+        *(
+            [pl.col(WEIGHT).first(), (pl.col(WEIGHT).n_unique() > 1).alias(_MIXED)]
+            if weighted
+            else []
+        ),
     )
+    if weighted:
+        mixed = pl.col(_MIXED).any()
+        w = pl.col(WEIGHT)
+        per_sample = per_sample.filter(fail_if(mixed, mixed_weight_message(weight_name))).filter(
+            w.is_not_null() & ((w > 0.0) | pl.col("_nan"))
+        )
+    per_sample = per_sample.cache()
     own, other = pl.col("_own"), pl.col("_other")
     # rare: the own class ties the best other class; count the classes tied with it
     tied = per_sample.filter(own == other).select(*keys, own)
@@ -641,6 +682,18 @@ def c1_table(
             dup.sum().cast(pl.Int64).alias(DUP),
             pl.struct(*within, sample).filter(dup).sort().first().alias(DUP_KEY),
         )
+    )
+
+
+_MIXED = "_pr_mixed_weight"
+
+
+def mixed_weight_message(name: str) -> str:
+    """The error for a sample whose class rows carry different weights."""
+    return (
+        f"polaroc: the weight column {name!r} gives one sample different weights on its "
+        "class rows; a case weight belongs to the sample, so give every class row of a "
+        f"sample the same weight, e.g. pl.col({name!r}).first().over(<keys>, 'sample')."
     )
 
 

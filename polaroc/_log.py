@@ -91,6 +91,16 @@ def default_by(schema: pl.Schema, columns: LogColumns) -> list[str]:
     return [name for name in order if name not in optional or name in schema]
 
 
+def pooled_by(schema: pl.Schema, columns: LogColumns) -> list[str]:
+    """The default groups of the pooled and averaged curves: ``(dataset, model)``.
+
+    :func:`default_by` without the fold and the repeat, so one curve per (dataset,
+    model) from every (repeat, fold) test partition.
+    """
+    folds = {columns.fold, columns.repeat}
+    return [name for name in default_by(schema, columns) if name not in folds]
+
+
 def key_columns(schema: pl.Schema, columns: LogColumns) -> list[str]:
     """The columns of a row's key but the class: (dataset, model, repeat, fold, sample).
 

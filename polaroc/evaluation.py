@@ -47,7 +47,7 @@ from polaroc._blocks import (
 )
 from polaroc._counts import hanley_mcneil_se, heavily_tied
 from polaroc._input import FrameLike, LogColumns, as_lazy, as_names
-from polaroc._log import default_by, usable_weight
+from polaroc._log import default_by
 
 __all__ = ["evaluate"]
 
@@ -219,8 +219,10 @@ def evaluate(
         ``average_precision`` then weight each (positive, negative) pair — or, for M,
         each (label-i, label-j) pair — by w·w' (see :func:`polaroc.auc` and
         :func:`polaroc.pairwise_auc`), and ``error`` is the weighted share of
-        samples misclassified (a sample's weight is its first row's). ``n`` still
-        counts samples (rows of weight 0 and null weights are left out).
+        samples misclassified. A weight belongs to the sample: it must be the same on
+        all the sample's class rows, else a ``ValueError`` names the column (one rule
+        for the AUC, which weights rows, and the error, which weights samples).
+        ``n`` still counts samples (samples of weight 0 and null weights are left out).
         ``auc_se_delong`` and ``auc_se_hanley_mcneil`` are null: neither paper
         defines a variance for case-weighted AUCs, and importance weights change
         the effective sample size in ways the formulas do not know (use
@@ -285,11 +287,13 @@ def evaluate(
     parsed, frame = read_classes(log, by=by, columns=columns, weight=weight)
     weighted = weight is not None
     by_ = parsed.groups
-    per_sample = parsed.has_class and parsed.has(sample)
+    collapse = _heavily_tied(log, score) if collapse_ties is None else collapse_ties
+    # a collapsed log has no per-row aggregation to count repeated keys in: the
+    # per-sample pass counts them (and gives the same n and error for one-row samples)
+    per_sample = parsed.has(sample) and (parsed.has_class or collapse)
     if per_sample:
         frame = frame.cache()  # read once for the ordering pass and the per-sample pass
     flagged = frame.with_columns(row_flags(names, parsed.has_class, threshold, weighted=weighted))
-    collapse = _heavily_tied(log, score) if collapse_ties is None else collapse_ties
     # repeated keys are counted in the per-sample aggregation, or for a log without a
     # class column in the ordering's own per-block aggregation (not when collapsing)
     within = within_keys(parsed, by_)
@@ -301,8 +305,10 @@ def evaluate(
     dirs = directions(sums, by_).cache()
     counts = threshold_c1(keys, by_, keyed=keyed, weighted=weighted)
     if per_sample:
-        usable = frame.filter(USABLE & usable_weight()) if weighted else frame.filter(USABLE)
-        c1 = c1_table(usable, by_, sample, threshold, within, weighted=weighted)
+        c1 = c1_table(
+            frame.filter(USABLE), by_, sample, threshold, within, weighted=weighted,
+            weight_name=str(weight),
+        )  # fmt: skip
         counts = counts.drop("n", "c1").join(c1, on=by_, how="left", nulls_equal=True)
     hanley_mcneil = hanley_mcneil_se(pl.col("auc"), pl.col("_n_pos"), pl.col("_n_neg"))
     two = pl.col("n_classes") == 2

@@ -389,6 +389,7 @@ def partial_auc(
     max_fpr: float,
     min_fpr: float = 0.0,
     standardize: bool = True,
+    weight: ColumnLike | None = None,
 ) -> pl.Expr:
     """Area under the ROC curve between two false-positive rates, optionally standardised.
 
@@ -411,6 +412,10 @@ def partial_auc(
     standardize
         Apply McClish's standardisation (default), else return the raw area (at
         most ``max_fpr − min_fpr``).
+    weight
+        Case weights (finite, ``>= 0``); default none. The curve's rates are then
+        weighted counts, as :func:`roc_curve`'s, so the area equals scikit-learn's
+        ``roc_auc_score(y, s, max_fpr=..., sample_weight=w)``.
 
     Returns
     -------
@@ -444,15 +449,15 @@ def partial_auc(
         msg = f"need 0 <= min_fpr < max_fpr <= 1, got min_fpr={min_fpr!r}, max_fpr={max_fpr!r}"
         raise ValueError(msg)
 
-    def build(s: pl.Expr, p: pl.Expr) -> pl.Expr:
-        points = c.threshold_counts(s, p).list.eval(_points_from_counts())
+    def build(s: pl.Expr, p: pl.Expr, w: pl.Expr | None = None) -> pl.Expr:
+        points = c.threshold_counts(s, p, w).list.eval(_points_from_counts())
         area = points.list.eval(with_rates()).list.agg(_segment_area(lo, hi))
         if not standardize:
             return area
         min_area, max_area = (hi**2 - lo**2) / 2.0, hi - lo
         return 0.5 * (1.0 + (area - min_area) / (max_area - min_area))
 
-    return binary_expr(score, positive, build, name="partial_auc", two_classes=True)
+    return binary_expr(score, positive, build, name="partial_auc", two_classes=True, weight=weight)
 
 
 def _as_rate(expr: pl.Expr, dtype: pl.DataType, argument: str) -> pl.Expr:

@@ -25,8 +25,8 @@ import numpy as np
 import polars as pl
 
 from polaroc import _counts as c
-from polaroc._input import FrameLike, LogColumns, as_lazy, as_names
-from polaroc._log import POSITIVE, SCORE, WEIGHT, default_by
+from polaroc._input import FrameLike, LogColumns, as_int, as_lazy, as_names, is_integer
+from polaroc._log import POSITIVE, SCORE, WEIGHT, pooled_by
 from polaroc.metrics.binary import auc
 from polaroc.metrics.curves import (
     NAN,
@@ -57,9 +57,7 @@ def _outer_by(log: FrameLike, by: str | Iterable[str] | None, columns: LogColumn
     """
     if by is not None:
         return as_names(by)
-    schema = as_lazy(log).collect_schema()
-    folds = {columns.fold, columns.repeat}
-    return [name for name in default_by(schema, columns) if name not in folds]
+    return pooled_by(as_lazy(log).collect_schema(), columns)
 
 
 def pooled_roc(
@@ -260,11 +258,9 @@ def pooling_table(
 
 
 def _fpr_grid(grid: int | Sequence[float] | np.ndarray) -> np.ndarray:
-    if isinstance(grid, int) and not isinstance(grid, bool):
-        if grid < 2:
-            msg = f"`grid` must be at least 2 points, got {grid}"
-            raise ValueError(msg)
-        return np.linspace(0.0, 1.0, grid)
+    if is_integer(grid):
+        points = as_int(grid, argument="`grid`", minimum=2, what="a number of points")
+        return np.linspace(0.0, 1.0, points)
     values = np.unique(np.asarray(grid, dtype=float))
     if values.size == 0 or not ((values >= 0.0) & (values <= 1.0)).all():
         msg = "for vertical averaging `grid` must hold false-positive rates in [0, 1]"
@@ -332,12 +328,10 @@ def _threshold(
         pl.struct(c.THRESHOLD, pl.lit(False).alias("is_grid"), c.CPOS, c.CNEG)
     )
     folds = frame.group_by(keys).agg(has_nan=score.is_nan().any(), counts=counts)
-    if isinstance(grid, int) and not isinstance(grid, bool):
-        if grid < 1:
-            msg = f"`grid` must be at least 1 threshold, got {grid}"
-            raise ValueError(msg)
+    if is_integer(grid):
+        size = as_int(grid, argument="`grid`", minimum=1, what="a number of thresholds")
         # Fawcett's sampling: evenly spaced ranks among the group's distinct scores.
-        levels = pl.lit(pl.Series(np.linspace(0.0, 1.0, grid)))
+        levels = pl.lit(pl.Series(np.linspace(0.0, 1.0, size)))
         distinct = score.unique().sort()
         picks = (levels * (distinct.len() - 1)).round().cast(pl.Int64)
         pooled = frame.group_by(outer).agg(grid=distinct.gather(picks))

@@ -51,6 +51,7 @@ from polaroc._blocks import (
     c2_table,
     checked_keys,
     directions,
+    duplicate_rows,
     keyed_blocks,
     log_columns,
     m_table,
@@ -365,8 +366,14 @@ def proportion_correct(
     if not parsed.has_class:
         names = {"score": score, "label": label, "class_": class_}
         flagged = frame.with_columns(row_flags(names, False, threshold))
-        counts = flagged.group_by([*parsed.groups, CLASS]).agg(FLAG_COUNTS)
-        table = threshold_c1(counts, parsed.groups).select(*parsed.by, "n", "c1")
+        keyed = parsed.has(sample)  # repeated keys are counted in the same aggregation
+        within = within_keys(parsed, parsed.groups)
+        extra = duplicate_rows(within, sample) if keyed else []
+        counts = flagged.group_by([*parsed.groups, CLASS]).agg(*FLAG_COUNTS, *extra)
+        table = threshold_c1(counts, parsed.groups, keyed=keyed)
+        if keyed:
+            table = unique_keys(table, parsed.groups, within, sample)
+        table = table.select(*parsed.by, "n", "c1")
         return table.with_columns(pl.lit(None, pl.Float64).alias("c2"))
     if not parsed.has(sample):
         msg = (

@@ -34,7 +34,7 @@ import polars as pl
 
 from polaroc import _counts as c
 from polaroc._input import ColumnLike, FrameLike, LogColumns, as_lazy, as_names, binary_expr
-from polaroc._log import POSITIVE, SCORE, WEIGHT, default_by
+from polaroc._log import POSITIVE, SCORE, WEIGHT, pooled_by
 from polaroc.metrics.curves import curve_input, explode_curves, rate_of
 
 __all__ = ["average_precision", "pooled_pr_curve", "pr_curve"]
@@ -307,7 +307,10 @@ def pooled_pr_curve(
         Score log in the contract's long format.
     by
         Groups to pool within; default ``model`` (with ``dataset`` first when the log
-        has one): the default of :func:`pr_curve` without the fold.
+        has one): the default of :func:`pr_curve` without the fold and the repeat, so
+        a repeated cross-validation pools all its (repeat, fold) test partitions into
+        one curve per model, as :func:`polaroc.pooled_roc`; pass
+        ``by=("model", "repeat")`` for one curve per repeat.
     weight, model, fold, class_, score, label, dataset
         As for :func:`pr_curve`.
 
@@ -345,9 +348,5 @@ def pooled_pr_curve(
     columns = LogColumns(
         model=model, fold=fold, class_=class_, score=score, label=label, dataset=dataset
     )
-    if by is None:
-        schema = as_lazy(log).collect_schema()
-        outer = [name for name in default_by(schema, columns) if name != fold]
-    else:
-        outer = as_names(by)
+    outer = pooled_by(as_lazy(log).collect_schema(), columns) if by is None else as_names(by)
     return _pr_table(log, outer, columns, weight)
