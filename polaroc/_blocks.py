@@ -20,15 +20,12 @@ A(i|j) = U(i|j)/(n_i n_j) (Hand & Till 2001, eq. 2–3).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
 import polars as pl
 
 from polaroc._input import NAN, FrameLike, LogColumns, fail_if
 from polaroc._log import (
-    ONE_GROUP,
-    SCORE,
-    WEIGHT,
     Log,
     comparable,
     key_columns,
@@ -36,9 +33,18 @@ from polaroc._log import (
     repeated_key_message,
     usable_weight,
 )
-
-CLASS = "_pr_class"
-LABEL = "_pr_label"
+from polaroc._names import CLASS as CLASS  # re-exported for scale/ (new code: _names)
+from polaroc._names import (
+    DUP,
+    DUP_KEY,
+    IS_POSITIVE,
+    NAN_FLAG,
+    ONE_GROUP,
+    SCALE,
+    SCORE,
+    WEIGHT,
+)
+from polaroc._names import LABEL as LABEL
 
 _GID = "_pr_gid"
 _W = "_pr_w"  # rows a collapsed row stands for
@@ -78,10 +84,6 @@ def read_classes(
 USABLE = pl.all_horizontal(pl.col(SCORE, LABEL, CLASS).is_not_null())
 
 
-def log_columns(**names: str) -> LogColumns:
-    return LogColumns().with_names(**names)
-
-
 # ------------------------------------------------------ one ordering per block
 
 
@@ -117,7 +119,7 @@ def block_tables(
     score still makes its block NaN.
     """
     score = pl.col(SCORE)
-    fields = [SCORE, LABEL, (pl.col(LABEL) == pl.col(CLASS)).alias("_pr_pos")]
+    fields = [SCORE, LABEL, (pl.col(LABEL) == pl.col(CLASS)).alias(IS_POSITIVE)]
     usable = (USABLE & usable_weight()) if weighted else USABLE
     if not extra:  # nothing to count in unusable rows: drop them before the ordering
         frame = frame.filter(usable)
@@ -152,7 +154,7 @@ def block_tables(
     offset = x.filter(x.is_finite()).first().fill_null(0.0)
     centred = x - offset
     scores = centred * row(_W) if collapse or weighted else centred
-    above = pl.when(row("_pr_pos")).then(scores).otherwise(0.0).cum_sum(reverse=True)
+    above = pl.when(row(IS_POSITIVE)).then(scores).otherwise(0.0).cum_sum(reverse=True)
     flat = (
         ordered.select(
             _GID,
@@ -164,16 +166,13 @@ def block_tables(
         .unnest(_ROWS)
     )
     if extra:
-        flat = flat.filter(score.is_not_null() & pl.col("_pr_pos").is_not_null())
+        flat = flat.filter(score.is_not_null() & pl.col(IS_POSITIVE).is_not_null())
     if weighted and (extra or collapse):  # rows (or tied runs) of null or zero weight
         w = pl.col(_W)
         flat = flat.filter(w.is_not_null() & ((w > 0.0) | score.is_nan()))
     sums = _block_sums(flat, weighted=collapse or weighted)
     sums = sums.join(keys.select(_GID, *by, CLASS, *([SCALE] if weighted else [])), on=_GID)
     return keys.drop(_GID, SCALE, strict=False), sums.drop(_GID)
-
-
-SCALE = "_pr_scale"  # a weighted block's largest weight: its weights enter the sums / it
 
 
 def _block_scale(column: str) -> pl.Expr:
@@ -223,7 +222,7 @@ def _block_sums(rows: pl.LazyFrame, *, weighted: bool = False) -> pl.LazyFrame:
     ``block_tables(collapse=True)``): counts advance by the weight and every
     per-row term is summed that many times.
     """
-    gid, score, pos = pl.col(_GID), pl.col(SCORE), pl.col("_pr_pos")
+    gid, score, pos = pl.col(_GID), pl.col(SCORE), pl.col(IS_POSITIVE)
     w = pl.col(_W) if weighted else pl.lit(1, pl.Int64)
     p = pl.when(pos).then(w).otherwise(0) if weighted else pos.cast(pl.Int64)
     # rows of the log before this one (all blocks)
@@ -281,7 +280,7 @@ def _block_sums(rows: pl.LazyFrame, *, weighted: bool = False) -> pl.LazyFrame:
         return (wt * value).sum() if weighted else value.sum()
 
     return terms.group_by(_GID, LABEL).agg(
-        pl.col("_nan").any().alias("_pr_nan"),
+        pl.col("_nan").any().alias(NAN_FLAG),
         (wt.sum() if weighted else pl.len().cast(pl.Int64)).alias("n"),
         total(t).alias("t"),
         total(t.cast(pl.Float64) ** 2).alias("tt"),
@@ -314,7 +313,7 @@ def keyed_blocks(
     extra = duplicate_rows(within_keys(parsed, by), sample)
     keys, sums = block_tables(frame, by, extra, weighted=weighted)
     top = pl.col(_TOP).struct.field
-    repeated = top("_pr_n") > 1
+    repeated = top(_COUNT) > 1
     dups = keys.group_by(by).agg(
         repeated.sum().cast(pl.Int64).alias(DUP),
         top(DUP_KEY).filter(repeated).sort().first(),
@@ -327,12 +326,15 @@ def checked_keys(
 ) -> pl.LazyFrame:
     """``table`` (rows per group of ``by``, never empty: use ``Log.groups``), or a repeat.
 
-    Fails as :func:`unique_keys` if :func:`keyed_blocks` found a repeated key.
+    Fails as :func:`unique_keys` if :func:`keyed_blocks` found a repeated key. The
+    check runs on ``dups`` (every group with rows), joined to ``table`` as a filter,
+    so it fires even when ``table`` has no row for the group (e.g. every group of a
+    pairwise table is degenerate).
     """
     if dups is None:
         return table
-    joined = table.join(dups, on=by, how="left", nulls_equal=True)
-    return unique_keys(joined, by, within_keys(parsed, by), parsed.columns.sample)
+    checked = unique_keys(dups, by, within_keys(parsed, by), parsed.columns.sample)
+    return table.join(checked, on=by, how="semi", nulls_equal=True)
 
 
 def directions(sums: pl.LazyFrame, by: list[str]) -> pl.LazyFrame:
@@ -351,7 +353,7 @@ def directions(sums: pl.LazyFrame, by: list[str]) -> pl.LazyFrame:
         return pl.when(where).then(pl.col(value)).otherwise(0).sum().over(block)
 
     with_block = sums.with_columns(
-        pl.col("_pr_nan").any().over(block),
+        pl.col(NAN_FLAG).any().over(block),
         n_i=block_total("n", is_pos),
         n_neg=block_total("n", ~is_pos),
         pos_t=block_total("q", is_pos),
@@ -365,7 +367,7 @@ def directions(sums: pl.LazyFrame, by: list[str]) -> pl.LazyFrame:
     scaled = SCALE in sums.collect_schema()  # weighted: the block's sums are scaled
 
     def computed(value: pl.Expr) -> pl.Expr:
-        return pl.when(pl.col("_pr_nan")).then(NAN).when(n_i > 0).then(value)
+        return pl.when(pl.col(NAN_FLAG)).then(NAN).when(n_i > 0).then(value)
 
     def reported(total: pl.Expr) -> pl.Expr:  # a class's total weight, unscaled
         return total * pl.col(SCALE) if scaled else total
@@ -383,7 +385,7 @@ def directions(sums: pl.LazyFrame, by: list[str]) -> pl.LazyFrame:
         "pos_tt",
         "neg_t",
         "neg_tt",
-        "_pr_nan",
+        NAN_FLAG,
         *([SCALE] if scaled else []),
     )
 
@@ -454,7 +456,7 @@ def average_precision_table(sums: pl.LazyFrame, by: list[str]) -> pl.LazyFrame:
     block = [*by, CLASS]
     positives = sums.with_columns(
         _rest=pl.col("n").sum().over(block) - pl.col("n"),
-        _nan=pl.col("_pr_nan").any().over(block),
+        _nan=pl.col(NAN_FLAG).any().over(block),
     ).filter(pl.col(LABEL) == pl.col(CLASS))
     n = pl.col("n")
     ap = (
@@ -485,7 +487,7 @@ def per_class(dirs: pl.LazyFrame, by: list[str]) -> pl.LazyFrame:
     s01 = (v01_sq - v01_sum**2 / n_neg) / (n_neg - 1)
     var = pl.when((n_i > 1) & (n_neg > 1)).then(s10 / n_i + s01 / n_neg)
     auc = v10_sum / n_i
-    nan = pl.col("_pr_nan")
+    nan = pl.col(NAN_FLAG)
     return per.select(
         *by,
         CLASS,
@@ -513,7 +515,11 @@ def one_vs_rest(dirs: pl.LazyFrame, by: list[str]) -> pl.LazyFrame:
 
 
 def row_flags(
-    names: dict[str, str], has_class: bool, threshold: float, *, weighted: bool = False
+    columns: LogColumns | Mapping[str, str],
+    has_class: bool,
+    threshold: float,
+    *,
+    weighted: bool = False,
 ) -> list[pl.Expr]:
     """Per-row flags that :data:`FLAG_COUNTS` aggregates per (group, class) block.
 
@@ -525,14 +531,16 @@ def row_flags(
     weight above 0, ``_correct`` and ``_wrows`` are its weight, and
     ``n_null_weight`` flags a null weight.
     """
+    if not isinstance(columns, LogColumns):  # a mapping of names (scale/'s older callers)
+        columns = LogColumns().with_names(**columns)
     score, label = pl.col(SCORE), pl.col(LABEL)
-    null_label = pl.col(names["label"]).is_null()
+    null_label = pl.col(columns.label).is_null()
     if has_class:
-        null_label = null_label | pl.col(names["class_"]).is_null()
+        null_label = null_label | pl.col(columns.class_).is_null()
     agrees = (score >= threshold) == (label == pl.col(CLASS))
     usable = (USABLE & usable_weight()) if weighted else USABLE
     flags = [
-        pl.col(names["score"]).is_null().alias("n_null_score"),
+        pl.col(columns.score).is_null().alias("n_null_score"),
         null_label.alias("n_null_label"),
         usable.alias("_rows"),
         (usable & agrees).alias("_correct"),
@@ -577,7 +585,7 @@ def threshold_c1(
         .then(pl.col("_correct").sum() / total.sum())
     )
     top = pl.col(_TOP).struct.field
-    repeated = top("_pr_n") > 1
+    repeated = top(_COUNT) > 1
     dup = [repeated.sum().cast(pl.Int64).alias(DUP), top(DUP_KEY).filter(repeated).sort().first()]
     return counts.group_by(by).agg(
         rows.max().alias("n"),
@@ -699,8 +707,6 @@ def mixed_weight_message(name: str) -> str:
 
 # ------------------------------------------------------------- unique keys
 
-DUP, DUP_KEY = "_pr_dup", "_pr_dup_key"
-
 
 def within_keys(parsed: Log, by: Sequence[str]) -> list[str]:
     """The key columns but the sample and class that ``by`` does not hold."""
@@ -708,7 +714,7 @@ def within_keys(parsed: Log, by: Sequence[str]) -> list[str]:
     return [k for k in key_columns(parsed.schema, parsed.columns) if k not in {*by, sample}]
 
 
-_TOP = "_pr_top"  # a block's most repeated key and its count
+_TOP, _COUNT = "_pr_top", "_pr_n"  # a block's most repeated key and its count
 
 
 def duplicate_rows(within: Sequence[str], sample: str) -> list[pl.Expr]:
@@ -719,7 +725,7 @@ def duplicate_rows(within: Sequence[str], sample: str) -> list[pl.Expr]:
     count of the block's keys (``value_counts``) gives both whether a key repeats and
     which; :func:`threshold_c1` turns it into ``_pr_dup``/``_pr_dup_key``.
     """
-    counts = pl.struct(*within, sample).alias(DUP_KEY).value_counts(sort=True, name="_pr_n")
+    counts = pl.struct(*within, sample).alias(DUP_KEY).value_counts(sort=True, name=_COUNT)
     return [counts.first().alias(_TOP)]
 
 

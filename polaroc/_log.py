@@ -37,10 +37,10 @@ from polaroc._input import (
     weight_message,
 )
 
-SCORE = "_pr_score"
-POSITIVE = "_pr_positive"
-WEIGHT = "_pr_weight"
-ONE_GROUP = "_pr_group"  # the group key of ``by=()``
+# re-exported (``X as X``) for modules that still read them here; new code: polaroc._names
+from polaroc._names import ONE_GROUP, WEIGHT
+from polaroc._names import POSITIVE as POSITIVE
+from polaroc._names import SCORE as SCORE
 
 DEFAULT_BY = ("model", "fold")
 

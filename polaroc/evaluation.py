@@ -28,7 +28,6 @@ import polars as pl
 
 from polaroc._blocks import (
     FLAG_COUNTS,
-    LABEL,
     USABLE,
     WEIGHTED_FLAG_COUNTS,
     average_precision_table,
@@ -36,7 +35,6 @@ from polaroc._blocks import (
     c1_table,
     directions,
     duplicate_rows,
-    log_columns,
     m_table,
     per_class,
     read_classes,
@@ -48,6 +46,7 @@ from polaroc._blocks import (
 from polaroc._counts import hanley_mcneil_se, heavily_tied
 from polaroc._input import FrameLike, LogColumns, as_lazy, as_names
 from polaroc._log import default_by
+from polaroc._names import LABEL
 
 __all__ = ["evaluate"]
 
@@ -282,8 +281,10 @@ def evaluate(
             "repeat": repeat, "collapse_ties": collapse_ties, "weight": weight,
         }  # fmt: skip
         return _bounded(log, max_rows, arguments)
-    names = {"model": model, "fold": fold, "class_": class_, "score": score, "label": label}
-    columns = log_columns(**names).with_names(sample=sample, dataset=dataset, repeat=repeat)
+    columns = LogColumns(
+        model=model, fold=fold, class_=class_, score=score, label=label, sample=sample,
+        dataset=dataset, repeat=repeat,
+    )  # fmt: skip
     parsed, frame = read_classes(log, by=by, columns=columns, weight=weight)
     weighted = weight is not None
     by_ = parsed.groups
@@ -293,7 +294,7 @@ def evaluate(
     per_sample = parsed.has(sample) and (parsed.has_class or collapse)
     if per_sample:
         frame = frame.cache()  # read once for the ordering pass and the per-sample pass
-    flagged = frame.with_columns(row_flags(names, parsed.has_class, threshold, weighted=weighted))
+    flagged = frame.with_columns(row_flags(columns, parsed.has_class, threshold, weighted=weighted))
     # repeated keys are counted in the per-sample aggregation, or for a log without a
     # class column in the ordering's own per-block aggregation (not when collapsing)
     within = within_keys(parsed, by_)

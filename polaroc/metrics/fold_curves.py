@@ -25,18 +25,12 @@ import numpy as np
 import polars as pl
 
 from polaroc import _counts as c
+from polaroc._curves import NAN, as_grid, curve_input, curve_lists, with_origin, with_rates
 from polaroc._input import FrameLike, LogColumns, as_int, as_lazy, as_names, is_integer
-from polaroc._log import POSITIVE, SCORE, WEIGHT, pooled_by
+from polaroc._log import pooled_by
+from polaroc._names import POSITIVE, SCORE, WEIGHT
 from polaroc.metrics.binary import auc
-from polaroc.metrics.curves import (
-    NAN,
-    as_grid,
-    curve_input,
-    curve_lists,
-    roc_curve,
-    with_origin,
-    with_rates,
-)
+from polaroc.metrics.curves import roc_curve
 
 __all__ = ["average_roc", "pooled_roc", "pooling_table"]
 
@@ -62,8 +56,8 @@ def _outer_by(log: FrameLike, by: str | Iterable[str] | None, columns: LogColumn
 
 def pooled_roc(
     log: FrameLike,
-    by: str | Iterable[str] | None = None,
     *,
+    by: str | Iterable[str] | None = None,
     drop_intermediate: bool = False,
     thresholds: Sequence[float] | np.ndarray | pl.Series | None = None,
     model: str = "model",
@@ -179,8 +173,8 @@ def _join(left: pl.LazyFrame, right: pl.LazyFrame, on: list[str]) -> pl.LazyFram
 
 def pooling_table(
     log: FrameLike,
-    by: str | Iterable[str] | None = None,
     *,
+    by: str | Iterable[str] | None = None,
     model: str = "model",
     fold: str = "fold",
     class_: str = "class",
@@ -392,8 +386,8 @@ def _n_folds() -> pl.Expr:
 
 def average_roc(
     log: FrameLike,
-    by: str | Iterable[str] | None = None,
     *,
+    by: str | Iterable[str] | None = None,
     method: Literal["vertical", "threshold"] = "vertical",
     grid: int | Sequence[float] | np.ndarray = 101,
     level: float = 0.95,

@@ -44,7 +44,6 @@ from collections.abc import Iterable
 import polars as pl
 
 from polaroc._blocks import (
-    CLASS,
     FLAG_COUNTS,
     USABLE,
     c1_table,
@@ -53,7 +52,6 @@ from polaroc._blocks import (
     directions,
     duplicate_rows,
     keyed_blocks,
-    log_columns,
     m_table,
     one_vs_rest,
     pairs,
@@ -63,7 +61,8 @@ from polaroc._blocks import (
     unique_keys,
     within_keys,
 )
-from polaroc._input import FrameLike
+from polaroc._input import FrameLike, LogColumns
+from polaroc._names import CLASS
 
 __all__ = ["multiclass_auc", "pairwise_auc", "proportion_correct"]
 
@@ -163,8 +162,10 @@ def pairwise_auc(
     Classes a and b are separated perfectly, b and c only partly: the class-b
     scores rank the two c samples on both sides of the b sample.
     """
-    columns = log_columns(model=model, fold=fold, class_=class_, score=score, label=label)
-    columns = columns.with_names(dataset=dataset, repeat=repeat)
+    columns = LogColumns(
+        model=model, fold=fold, class_=class_, score=score, label=label, dataset=dataset,
+        repeat=repeat,
+    )  # fmt: skip
     parsed, frame = read_classes(log, by=by, columns=columns, weight=weight)
     by_ = parsed.groups
     sums, dups = keyed_blocks(frame, parsed, by_, weighted=weight is not None)
@@ -267,8 +268,10 @@ def multiclass_auc(
     M = (1 + 1 + 0.625)/3, the mean of the pairwise table's ``a``
     (:func:`pairwise_auc`).
     """
-    columns = log_columns(model=model, fold=fold, class_=class_, score=score, label=label)
-    columns = columns.with_names(dataset=dataset, repeat=repeat)
+    columns = LogColumns(
+        model=model, fold=fold, class_=class_, score=score, label=label, dataset=dataset,
+        repeat=repeat,
+    )  # fmt: skip
     parsed, frame = read_classes(log, by=by, columns=columns, weight=weight)
     by_ = parsed.groups
     sums, dups = keyed_blocks(frame, parsed, by_, weighted=weight is not None)
@@ -360,12 +363,13 @@ def proportion_correct(
     │ m     ┆ 0    ┆ 4   ┆ 0.75 ┆ 0.888889 │
     └───────┴──────┴─────┴──────┴──────────┘
     """
-    columns = log_columns(model=model, fold=fold, class_=class_, score=score, label=label)
-    columns = columns.with_names(sample=sample, dataset=dataset, repeat=repeat)
+    columns = LogColumns(
+        model=model, fold=fold, class_=class_, score=score, label=label, sample=sample,
+        dataset=dataset, repeat=repeat,
+    )  # fmt: skip
     parsed, frame = read_classes(log, by=by, columns=columns)
     if not parsed.has_class:
-        names = {"score": score, "label": label, "class_": class_}
-        flagged = frame.with_columns(row_flags(names, False, threshold))
+        flagged = frame.with_columns(row_flags(columns, False, threshold))
         keyed = parsed.has(sample)  # repeated keys are counted in the same aggregation
         within = within_keys(parsed, parsed.groups)
         extra = duplicate_rows(within, sample) if keyed else []

@@ -33,9 +33,10 @@ from collections.abc import Iterable
 import polars as pl
 
 from polaroc import _counts as c
+from polaroc._curves import curve_input, explode_curves, rate_of
 from polaroc._input import ColumnLike, FrameLike, LogColumns, as_lazy, as_names, binary_expr
-from polaroc._log import POSITIVE, SCORE, WEIGHT, pooled_by
-from polaroc.metrics.curves import curve_input, explode_curves, rate_of
+from polaroc._log import pooled_by
+from polaroc._names import POSITIVE, SCORE, WEIGHT
 
 __all__ = ["average_precision", "pooled_pr_curve", "pr_curve"]
 
@@ -192,8 +193,8 @@ def _pr_table(
 
 def pr_curve(
     log: FrameLike,
-    by: str | Iterable[str] | None = None,
     *,
+    by: str | Iterable[str] | None = None,
     weight: str | None = None,
     model: str = "model",
     fold: str = "fold",
@@ -220,8 +221,9 @@ def pr_curve(
     log
         Score log (``DataFrame`` or ``LazyFrame``) in the contract's long format.
     by
-        Grouping columns; default ``(model, fold)``, with ``dataset`` first when the
-        log has one. ``by=()`` gives one curve for the whole log (per class).
+        Grouping columns (keyword-only); ``None`` (default) = ``(dataset, model,
+        repeat, fold)`` of the columns the log has (``model`` and ``fold`` always);
+        ``by=()`` gives one curve for the whole log (per class).
     weight
         Name of a case-weight column (finite, ``>= 0``; default none): ``tp``/``fp``
         are then sums of weights (``Float64``); zero-weight rows are dropped (their
@@ -281,8 +283,8 @@ def pr_curve(
 
 def pooled_pr_curve(
     log: FrameLike,
-    by: str | Iterable[str] | None = None,
     *,
+    by: str | Iterable[str] | None = None,
     weight: str | None = None,
     model: str = "model",
     fold: str = "fold",

@@ -28,11 +28,11 @@ import polars as pl
 
 from polaroc._input import FrameLike, LogColumns, as_int, as_lazy
 from polaroc._log import read_log, unique_rows
+from polaroc._names import REPLICATE
 from polaroc.evaluation import evaluate
 
 __all__ = ["bootstrap"]
 
-REPLICATE = "_pr_replicate"
 _K = "_pr_k"
 _N = "_pr_n"
 _DRAW = "_pr_draw"
