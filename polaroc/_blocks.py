@@ -337,7 +337,7 @@ def checked_keys(
     return table.join(checked, on=by, how="semi", nulls_equal=True)
 
 
-def directions(sums: pl.LazyFrame, by: list[str]) -> pl.LazyFrame:
+def directions(sums: pl.LazyFrame, by: list[str], *, weighted: bool | None = None) -> pl.LazyFrame:
     """One row per group, class i and label j ≠ i present in the class-i block.
 
     ``sums`` is the output of :func:`blocks`. Columns: by…, ``_pr_class`` (i),
@@ -364,7 +364,8 @@ def directions(sums: pl.LazyFrame, by: list[str]) -> pl.LazyFrame:
     n_i, n_j = pl.col("n_i"), pl.col("n")
     pairs = (n_i * n_j).cast(pl.Float64)
     u = pairs - pl.col("t") / 2.0
-    scaled = SCALE in sums.collect_schema()  # weighted: the block's sums are scaled
+    # weighted: the block's sums are of scaled weights (``None``: read it from the schema)
+    scaled = SCALE in sums.collect_schema() if weighted is None else weighted
 
     def computed(value: pl.Expr) -> pl.Expr:
         return pl.when(pl.col(NAN_FLAG)).then(NAN).when(n_i > 0).then(value)
@@ -468,7 +469,7 @@ def average_precision_table(sums: pl.LazyFrame, by: list[str]) -> pl.LazyFrame:
     return positives.group_by(by).agg(ap.sort_by(CLASS).last().alias("average_precision"))
 
 
-def per_class(dirs: pl.LazyFrame, by: list[str]) -> pl.LazyFrame:
+def per_class(dirs: pl.LazyFrame, by: list[str], *, weighted: bool | None = None) -> pl.LazyFrame:
     """Per group and class: the one-vs-rest AUC and its DeLong variance.
 
     The class-i block's positives are the label-i rows and its negatives every other
@@ -476,7 +477,7 @@ def per_class(dirs: pl.LazyFrame, by: list[str]) -> pl.LazyFrame:
     (1988) variance is S₁₀/n_i + S₀₁/n_neg, from the placement values' sums.
     """
     n_i, n_neg = pl.col("n_i").cast(pl.Float64), pl.col("n_neg").cast(pl.Float64)
-    if SCALE in dirs.collect_schema():  # weighted: the sums are of scaled weights
+    if SCALE in dirs.collect_schema() if weighted is None else weighted:  # scaled sums
         n_i = n_i / pl.col(SCALE)
     per = dirs.filter(pl.col("n_i") > 0).group_by([*by, CLASS]).agg(pl.all().exclude(LABEL).first())
     # placement values: V10 = q/(2 n_neg) for a positive, V01 = 1 − p/(2 n_i) for a negative
@@ -498,11 +499,11 @@ def per_class(dirs: pl.LazyFrame, by: list[str]) -> pl.LazyFrame:
     )
 
 
-def one_vs_rest(dirs: pl.LazyFrame, by: list[str]) -> pl.LazyFrame:
+def one_vs_rest(dirs: pl.LazyFrame, by: list[str], *, weighted: bool | None = None) -> pl.LazyFrame:
     """Per group: the macro and prevalence-weighted means of the one-vs-rest AUCs."""
     weight = pl.col("n_i").cast(pl.Float64)
     return (
-        per_class(dirs, by)
+        per_class(dirs, by, weighted=weighted)
         .group_by(by)
         .agg(
             pl.col("auc").mean().alias("auc_ovr_macro"),

@@ -72,7 +72,9 @@ def _heavily_tied(log: FrameLike, score: str) -> bool:
     )
 
 
-def _two_class_se(sums: pl.LazyFrame, dirs: pl.LazyFrame, by: list[str]) -> pl.LazyFrame:
+def _two_class_se(
+    sums: pl.LazyFrame, dirs: pl.LazyFrame, by: list[str], *, weighted: bool
+) -> pl.LazyFrame:
     """What the standard errors of a two-class group need, per group.
 
     ``auc_se_delong``: each direction A(i|j) of a two-class group is the one-vs-rest
@@ -86,7 +88,7 @@ def _two_class_se(sums: pl.LazyFrame, dirs: pl.LazyFrame, by: list[str]) -> pl.L
     0/``False`` in a binary log).
     """
     delong = (
-        per_class(dirs, by)
+        per_class(dirs, by, weighted=weighted)
         .group_by(by)
         .agg(pl.col("var_delong").sqrt().mean().alias("auc_se_delong"))
     )
@@ -303,7 +305,7 @@ def evaluate(
     extra = [*flags, *duplicate_rows(within, sample)] if keyed else flags
     keys, sums = block_tables(flagged, by_, extra, collapse=collapse, weighted=weighted)
     sums = sums.cache()
-    dirs = directions(sums, by_).cache()
+    dirs = directions(sums, by_, weighted=weighted).cache()
     counts = threshold_c1(keys, by_, keyed=keyed, weighted=weighted)
     if per_sample:
         c1 = c1_table(
@@ -316,7 +318,9 @@ def evaluate(
     se = two & pl.lit(not weighted)  # no standard error is defined for weighted AUCs
     table = (
         counts.join(m_table(sums, dirs, by_), on=by_, how="left", nulls_equal=True)
-        .join(_two_class_se(sums, dirs, by_), on=by_, how="left", nulls_equal=True)
+        .join(
+            _two_class_se(sums, dirs, by_, weighted=weighted), on=by_, how="left", nulls_equal=True
+        )
         .join(average_precision_table(sums, by_), on=by_, how="left", nulls_equal=True)
         .with_columns(
             pl.col("n", "n_classes").fill_null(0),

@@ -169,7 +169,8 @@ def pairwise_auc(
     parsed, frame = read_classes(log, by=by, columns=columns, weight=weight)
     by_ = parsed.groups
     sums, dups = keyed_blocks(frame, parsed, by_, weighted=weight is not None)
-    table = checked_keys(pairs(directions(sums, by_), by_), dups, parsed, by_)
+    dirs = directions(sums, by_, weighted=weight is not None)
+    table = checked_keys(pairs(dirs, by_), dups, parsed, by_)
     return table.select(
         *parsed.by,
         "class_i",
@@ -276,9 +277,10 @@ def multiclass_auc(
     by_ = parsed.groups
     sums, dups = keyed_blocks(frame, parsed, by_, weighted=weight is not None)
     sums = sums.cache()
-    dirs = directions(sums, by_)
+    weighted = weight is not None
+    dirs = directions(sums, by_, weighted=weighted)
     table = m_table(sums, dirs, by_).join(
-        one_vs_rest(dirs, by_), on=by_, how="left", nulls_equal=True
+        one_vs_rest(dirs, by_, weighted=weighted), on=by_, how="left", nulls_equal=True
     )
     metrics = ("n_classes", "auc", "sauc", "auc_ovr_macro", "auc_ovr_weighted")
     return checked_keys(table, dups, parsed, by_).select(*parsed.by, *metrics)
