@@ -128,18 +128,21 @@ def block_tables(
         tied = [*by, CLASS, SCORE, LABEL]
         count = pl.col(WEIGHT).sum() if weighted else pl.len().cast(pl.Int64)
         frame = frame.group_by(tied).agg(count.alias(_W), *extra)
-        fields.append(_block_scaled(_W) if weighted else pl.col(_W))
+        fields.append(_W)
     elif weighted:
-        fields.append(_block_scaled(WEIGHT))
-    if weighted:
-        scale = [_block_scale(_W if collapse else WEIGHT)]
+        fields.append(pl.col(WEIGHT).alias(_W))
+    if weighted:  # a plain per-block max (scaling inside the aggregation costs more)
+        scale = [pl.col(_W if collapse else WEIGHT).max().alias(SCALE)]
     rows = pl.struct(fields)
     # Sorted inside one list per block: cheaper than ``sort_by`` in the aggregation.
     in_order = pl.element().sort_by(pl.element().struct.field(SCORE))
     ordered = (
         frame.group_by([*by, CLASS])
         .agg(rows.implode().list.eval(in_order).alias(_ROWS), *extra, *scale)
-        .with_columns(pl.int_range(pl.len(), dtype=pl.UInt32).alias(_GID))
+        .with_columns(
+            pl.int_range(pl.len(), dtype=pl.UInt32).alias(_GID),
+            *([_block_scale(pl.col(SCALE)).alias(SCALE)] if weighted else []),
+        )
         .cache()
     )
     keys = ordered.drop(_ROWS)
@@ -161,10 +164,14 @@ def block_tables(
             _ROWS,
             pl.col(_ROWS).list.eval(above).alias("_above"),
             pl.col(_ROWS).list.eval(offset).list.first().alias("_off"),
+            *([SCALE] if weighted else []),
         )
         .explode(_ROWS, "_above")
         .unnest(_ROWS)
     )
+    if weighted:  # the block's weights (and sums of weights) divided by its largest
+        scaled = [(pl.col(c) / pl.col(SCALE)).alias(c) for c in (_W, "_above")]
+        flat = flat.with_columns(scaled).drop(SCALE)
     if extra:
         flat = flat.filter(score.is_not_null() & pl.col(IS_POSITIVE).is_not_null())
     if weighted and (extra or collapse):  # rows (or tied runs) of null or zero weight
@@ -175,21 +182,16 @@ def block_tables(
     return keys.drop(_GID, SCALE, strict=False), sums.drop(_GID)
 
 
-def _block_scale(column: str) -> pl.Expr:
-    """A block's largest weight (1 when it has none above 0), aggregated per block."""
-    top = pl.col(column).max()
-    return pl.when(top > 0.0).then(top).otherwise(1.0).alias(SCALE)
-
-
-def _block_scaled(column: str) -> pl.Expr:
-    """The block's weights divided by its largest, as ``_pr_w``.
+def _block_scale(top: pl.Expr) -> pl.Expr:
+    """A block's scale: its largest weight ``top``, or 1 when none is above 0.
 
     Every pair quantity of a block is a ratio of sums of weight products over
-    products of its weight totals, which the scale cancels; without it, weights of
-    1e160 overflow those products and weights of 1e-170 underflow them.
-    :func:`directions` multiplies the reported totals (``n_i``, ``n_j``) back.
+    products of its weight totals, which the scale cancels; the block's weights enter
+    the sums divided by it, since weights of 1e160 would overflow those products and
+    weights of 1e-170 underflow them. :func:`directions` multiplies the reported
+    totals (``n_i``, ``n_j``) back.
     """
-    return (pl.col(column) / _block_scale(column)).alias(_W)
+    return pl.when(top > 0.0).then(top).otherwise(1.0)
 
 
 def _block_sums(rows: pl.LazyFrame, *, weighted: bool = False) -> pl.LazyFrame:
