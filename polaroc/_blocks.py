@@ -20,15 +20,12 @@ A(i|j) = U(i|j)/(n_i n_j) (Hand & Till 2001, eq. 2–3).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
 import polars as pl
 
 from polaroc._input import NAN, FrameLike, LogColumns, fail_if
 from polaroc._log import (
-    ONE_GROUP,
-    SCORE,
-    WEIGHT,
     Log,
     comparable,
     key_columns,
@@ -36,9 +33,18 @@ from polaroc._log import (
     repeated_key_message,
     usable_weight,
 )
-
-CLASS = "_pr_class"
-LABEL = "_pr_label"
+from polaroc._names import CLASS as CLASS  # re-exported for scale/ (new code: _names)
+from polaroc._names import (
+    DUP,
+    DUP_KEY,
+    IS_POSITIVE,
+    NAN_FLAG,
+    ONE_GROUP,
+    SCALE,
+    SCORE,
+    WEIGHT,
+)
+from polaroc._names import LABEL as LABEL
 
 _GID = "_pr_gid"
 _W = "_pr_w"  # rows a collapsed row stands for
@@ -78,10 +84,6 @@ def read_classes(
 USABLE = pl.all_horizontal(pl.col(SCORE, LABEL, CLASS).is_not_null())
 
 
-def log_columns(**names: str) -> LogColumns:
-    return LogColumns().with_names(**names)
-
-
 # ------------------------------------------------------ one ordering per block
 
 
@@ -117,10 +119,11 @@ def block_tables(
     score still makes its block NaN.
     """
     score = pl.col(SCORE)
-    fields = [SCORE, LABEL, (pl.col(LABEL) == pl.col(CLASS)).alias("_pr_pos")]
+    fields = [SCORE, LABEL, (pl.col(LABEL) == pl.col(CLASS)).alias(IS_POSITIVE)]
     usable = (USABLE & usable_weight()) if weighted else USABLE
     if not extra:  # nothing to count in unusable rows: drop them before the ordering
         frame = frame.filter(usable)
+    scale: list[pl.Expr] = []
     if collapse:
         tied = [*by, CLASS, SCORE, LABEL]
         count = pl.col(WEIGHT).sum() if weighted else pl.len().cast(pl.Int64)
@@ -128,13 +131,18 @@ def block_tables(
         fields.append(_W)
     elif weighted:
         fields.append(pl.col(WEIGHT).alias(_W))
+    if weighted:  # a plain per-block max (scaling inside the aggregation costs more)
+        scale = [pl.col(_W if collapse else WEIGHT).max().alias(SCALE)]
     rows = pl.struct(fields)
     # Sorted inside one list per block: cheaper than ``sort_by`` in the aggregation.
     in_order = pl.element().sort_by(pl.element().struct.field(SCORE))
     ordered = (
         frame.group_by([*by, CLASS])
-        .agg(rows.implode().list.eval(in_order).alias(_ROWS), *extra)
-        .with_columns(pl.int_range(pl.len(), dtype=pl.UInt32).alias(_GID))
+        .agg(rows.implode().list.eval(in_order).alias(_ROWS), *extra, *scale)
+        .with_columns(
+            pl.int_range(pl.len(), dtype=pl.UInt32).alias(_GID),
+            *([_block_scale(pl.col(SCALE)).alias(SCALE)] if weighted else []),
+        )
         .cache()
     )
     keys = ordered.drop(_ROWS)
@@ -149,25 +157,41 @@ def block_tables(
     offset = x.filter(x.is_finite()).first().fill_null(0.0)
     centred = x - offset
     scores = centred * row(_W) if collapse or weighted else centred
-    above = pl.when(row("_pr_pos")).then(scores).otherwise(0.0).cum_sum(reverse=True)
+    above = pl.when(row(IS_POSITIVE)).then(scores).otherwise(0.0).cum_sum(reverse=True)
     flat = (
         ordered.select(
             _GID,
             _ROWS,
             pl.col(_ROWS).list.eval(above).alias("_above"),
             pl.col(_ROWS).list.eval(offset).list.first().alias("_off"),
+            *([SCALE] if weighted else []),
         )
         .explode(_ROWS, "_above")
         .unnest(_ROWS)
     )
+    if weighted:  # the block's weights (and sums of weights) divided by its largest
+        scaled = [(pl.col(c) / pl.col(SCALE)).alias(c) for c in (_W, "_above")]
+        flat = flat.with_columns(scaled).drop(SCALE)
     if extra:
-        flat = flat.filter(score.is_not_null() & pl.col("_pr_pos").is_not_null())
+        flat = flat.filter(score.is_not_null() & pl.col(IS_POSITIVE).is_not_null())
     if weighted and (extra or collapse):  # rows (or tied runs) of null or zero weight
         w = pl.col(_W)
         flat = flat.filter(w.is_not_null() & ((w > 0.0) | score.is_nan()))
     sums = _block_sums(flat, weighted=collapse or weighted)
-    sums = sums.join(keys.select(_GID, *by, CLASS), on=_GID).drop(_GID)
-    return keys.drop(_GID), sums
+    sums = sums.join(keys.select(_GID, *by, CLASS, *([SCALE] if weighted else [])), on=_GID)
+    return keys.drop(_GID, SCALE, strict=False), sums.drop(_GID)
+
+
+def _block_scale(top: pl.Expr) -> pl.Expr:
+    """A block's scale: its largest weight ``top``, or 1 when none is above 0.
+
+    Every pair quantity of a block is a ratio of sums of weight products over
+    products of its weight totals, which the scale cancels; the block's weights enter
+    the sums divided by it, since weights of 1e160 would overflow those products and
+    weights of 1e-170 underflow them. :func:`directions` multiplies the reported
+    totals (``n_i``, ``n_j``) back.
+    """
+    return pl.when(top > 0.0).then(top).otherwise(1.0)
 
 
 def _block_sums(rows: pl.LazyFrame, *, weighted: bool = False) -> pl.LazyFrame:
@@ -200,7 +224,7 @@ def _block_sums(rows: pl.LazyFrame, *, weighted: bool = False) -> pl.LazyFrame:
     ``block_tables(collapse=True)``): counts advance by the weight and every
     per-row term is summed that many times.
     """
-    gid, score, pos = pl.col(_GID), pl.col(SCORE), pl.col("_pr_pos")
+    gid, score, pos = pl.col(_GID), pl.col(SCORE), pl.col(IS_POSITIVE)
     w = pl.col(_W) if weighted else pl.lit(1, pl.Int64)
     p = pl.when(pos).then(w).otherwise(0) if weighted else pos.cast(pl.Int64)
     # rows of the log before this one (all blocks)
@@ -258,7 +282,7 @@ def _block_sums(rows: pl.LazyFrame, *, weighted: bool = False) -> pl.LazyFrame:
         return (wt * value).sum() if weighted else value.sum()
 
     return terms.group_by(_GID, LABEL).agg(
-        pl.col("_nan").any().alias("_pr_nan"),
+        pl.col("_nan").any().alias(NAN_FLAG),
         (wt.sum() if weighted else pl.len().cast(pl.Int64)).alias("n"),
         total(t).alias("t"),
         total(t.cast(pl.Float64) ** 2).alias("tt"),
@@ -291,7 +315,7 @@ def keyed_blocks(
     extra = duplicate_rows(within_keys(parsed, by), sample)
     keys, sums = block_tables(frame, by, extra, weighted=weighted)
     top = pl.col(_TOP).struct.field
-    repeated = top("_pr_n") > 1
+    repeated = top(_COUNT) > 1
     dups = keys.group_by(by).agg(
         repeated.sum().cast(pl.Int64).alias(DUP),
         top(DUP_KEY).filter(repeated).sort().first(),
@@ -304,15 +328,18 @@ def checked_keys(
 ) -> pl.LazyFrame:
     """``table`` (rows per group of ``by``, never empty: use ``Log.groups``), or a repeat.
 
-    Fails as :func:`unique_keys` if :func:`keyed_blocks` found a repeated key.
+    Fails as :func:`unique_keys` if :func:`keyed_blocks` found a repeated key. The
+    check runs on ``dups`` (every group with rows), joined to ``table`` as a filter,
+    so it fires even when ``table`` has no row for the group (e.g. every group of a
+    pairwise table is degenerate).
     """
     if dups is None:
         return table
-    joined = table.join(dups, on=by, how="left", nulls_equal=True)
-    return unique_keys(joined, by, within_keys(parsed, by), parsed.columns.sample)
+    checked = unique_keys(dups, by, within_keys(parsed, by), parsed.columns.sample)
+    return table.join(checked, on=by, how="semi", nulls_equal=True)
 
 
-def directions(sums: pl.LazyFrame, by: list[str]) -> pl.LazyFrame:
+def directions(sums: pl.LazyFrame, by: list[str], *, weighted: bool | None = None) -> pl.LazyFrame:
     """One row per group, class i and label j ≠ i present in the class-i block.
 
     ``sums`` is the output of :func:`blocks`. Columns: by…, ``_pr_class`` (i),
@@ -328,7 +355,7 @@ def directions(sums: pl.LazyFrame, by: list[str]) -> pl.LazyFrame:
         return pl.when(where).then(pl.col(value)).otherwise(0).sum().over(block)
 
     with_block = sums.with_columns(
-        pl.col("_pr_nan").any().over(block),
+        pl.col(NAN_FLAG).any().over(block),
         n_i=block_total("n", is_pos),
         n_neg=block_total("n", ~is_pos),
         pos_t=block_total("q", is_pos),
@@ -339,16 +366,21 @@ def directions(sums: pl.LazyFrame, by: list[str]) -> pl.LazyFrame:
     n_i, n_j = pl.col("n_i"), pl.col("n")
     pairs = (n_i * n_j).cast(pl.Float64)
     u = pairs - pl.col("t") / 2.0
+    # weighted: the block's sums are of scaled weights (``None``: read it from the schema)
+    scaled = SCALE in sums.collect_schema() if weighted is None else weighted
 
     def computed(value: pl.Expr) -> pl.Expr:
-        return pl.when(pl.col("_pr_nan")).then(NAN).when(n_i > 0).then(value)
+        return pl.when(pl.col(NAN_FLAG)).then(NAN).when(n_i > 0).then(value)
+
+    def reported(total: pl.Expr) -> pl.Expr:  # a class's total weight, unscaled
+        return total * pl.col(SCALE) if scaled else total
 
     return with_block.select(
         *by,
         CLASS,
         LABEL,
-        "n_i",
-        n_j.alias("n_j"),
+        reported(n_i).alias("n_i"),
+        reported(n_j).alias("n_j"),
         computed(u / pairs).alias("a"),
         computed((pl.col("rs_pos") - pl.col("rs_neg")) / pairs).alias("sauc"),
         "n_neg",
@@ -356,7 +388,8 @@ def directions(sums: pl.LazyFrame, by: list[str]) -> pl.LazyFrame:
         "pos_tt",
         "neg_t",
         "neg_tt",
-        "_pr_nan",
+        NAN_FLAG,
+        *([SCALE] if scaled else []),
     )
 
 
@@ -426,7 +459,7 @@ def average_precision_table(sums: pl.LazyFrame, by: list[str]) -> pl.LazyFrame:
     block = [*by, CLASS]
     positives = sums.with_columns(
         _rest=pl.col("n").sum().over(block) - pl.col("n"),
-        _nan=pl.col("_pr_nan").any().over(block),
+        _nan=pl.col(NAN_FLAG).any().over(block),
     ).filter(pl.col(LABEL) == pl.col(CLASS))
     n = pl.col("n")
     ap = (
@@ -438,7 +471,7 @@ def average_precision_table(sums: pl.LazyFrame, by: list[str]) -> pl.LazyFrame:
     return positives.group_by(by).agg(ap.sort_by(CLASS).last().alias("average_precision"))
 
 
-def per_class(dirs: pl.LazyFrame, by: list[str]) -> pl.LazyFrame:
+def per_class(dirs: pl.LazyFrame, by: list[str], *, weighted: bool | None = None) -> pl.LazyFrame:
     """Per group and class: the one-vs-rest AUC and its DeLong variance.
 
     The class-i block's positives are the label-i rows and its negatives every other
@@ -446,6 +479,8 @@ def per_class(dirs: pl.LazyFrame, by: list[str]) -> pl.LazyFrame:
     (1988) variance is S₁₀/n_i + S₀₁/n_neg, from the placement values' sums.
     """
     n_i, n_neg = pl.col("n_i").cast(pl.Float64), pl.col("n_neg").cast(pl.Float64)
+    if SCALE in dirs.collect_schema() if weighted is None else weighted:  # scaled sums
+        n_i = n_i / pl.col(SCALE)
     per = dirs.filter(pl.col("n_i") > 0).group_by([*by, CLASS]).agg(pl.all().exclude(LABEL).first())
     # placement values: V10 = q/(2 n_neg) for a positive, V01 = 1 − p/(2 n_i) for a negative
     v10_sum, v10_sq = pl.col("pos_t") / (2 * n_neg), pl.col("pos_tt") / (2 * n_neg) ** 2
@@ -455,7 +490,7 @@ def per_class(dirs: pl.LazyFrame, by: list[str]) -> pl.LazyFrame:
     s01 = (v01_sq - v01_sum**2 / n_neg) / (n_neg - 1)
     var = pl.when((n_i > 1) & (n_neg > 1)).then(s10 / n_i + s01 / n_neg)
     auc = v10_sum / n_i
-    nan = pl.col("_pr_nan")
+    nan = pl.col(NAN_FLAG)
     return per.select(
         *by,
         CLASS,
@@ -466,11 +501,11 @@ def per_class(dirs: pl.LazyFrame, by: list[str]) -> pl.LazyFrame:
     )
 
 
-def one_vs_rest(dirs: pl.LazyFrame, by: list[str]) -> pl.LazyFrame:
+def one_vs_rest(dirs: pl.LazyFrame, by: list[str], *, weighted: bool | None = None) -> pl.LazyFrame:
     """Per group: the macro and prevalence-weighted means of the one-vs-rest AUCs."""
     weight = pl.col("n_i").cast(pl.Float64)
     return (
-        per_class(dirs, by)
+        per_class(dirs, by, weighted=weighted)
         .group_by(by)
         .agg(
             pl.col("auc").mean().alias("auc_ovr_macro"),
@@ -483,7 +518,11 @@ def one_vs_rest(dirs: pl.LazyFrame, by: list[str]) -> pl.LazyFrame:
 
 
 def row_flags(
-    names: dict[str, str], has_class: bool, threshold: float, *, weighted: bool = False
+    columns: LogColumns | Mapping[str, str],
+    has_class: bool,
+    threshold: float,
+    *,
+    weighted: bool = False,
 ) -> list[pl.Expr]:
     """Per-row flags that :data:`FLAG_COUNTS` aggregates per (group, class) block.
 
@@ -495,14 +534,16 @@ def row_flags(
     weight above 0, ``_correct`` and ``_wrows`` are its weight, and
     ``n_null_weight`` flags a null weight.
     """
+    if not isinstance(columns, LogColumns):  # a mapping of names (scale/'s older callers)
+        columns = LogColumns().with_names(**columns)
     score, label = pl.col(SCORE), pl.col(LABEL)
-    null_label = pl.col(names["label"]).is_null()
+    null_label = pl.col(columns.label).is_null()
     if has_class:
-        null_label = null_label | pl.col(names["class_"]).is_null()
+        null_label = null_label | pl.col(columns.class_).is_null()
     agrees = (score >= threshold) == (label == pl.col(CLASS))
     usable = (USABLE & usable_weight()) if weighted else USABLE
     flags = [
-        pl.col(names["score"]).is_null().alias("n_null_score"),
+        pl.col(columns.score).is_null().alias("n_null_score"),
         null_label.alias("n_null_label"),
         usable.alias("_rows"),
         (usable & agrees).alias("_correct"),
@@ -547,7 +588,7 @@ def threshold_c1(
         .then(pl.col("_correct").sum() / total.sum())
     )
     top = pl.col(_TOP).struct.field
-    repeated = top("_pr_n") > 1
+    repeated = top(_COUNT) > 1
     dup = [repeated.sum().cast(pl.Int64).alias(DUP), top(DUP_KEY).filter(repeated).sort().first()]
     return counts.group_by(by).agg(
         rows.max().alias("n"),
@@ -566,6 +607,7 @@ def c1_table(
     within: Sequence[str] = (),
     *,
     weighted: bool = False,
+    weight_name: str = "weight",
 ) -> pl.LazyFrame:
     """Per group: ``n`` samples and ``c1``, the proportion of samples classified correctly.
 
@@ -582,8 +624,11 @@ def c1_table(
     samples holding two rows of one class (repeated keys), in ``_pr_dup`` with the
     first such key in ``_pr_dup_key``; see :func:`unique_keys`.
 
-    With ``weighted``, ``frame`` carries ``_pr_weight`` (rows of usable weight only)
-    and ``c1`` is the mean weighted by each sample's weight (its first row's).
+    With ``weighted``, ``frame`` carries ``_pr_weight`` and ``c1`` is the mean
+    weighted by each sample's weight. A sample's weight must be the same on all its
+    class rows (the AUC weights each row, the error each sample: one rule for both),
+    else a :class:`DataError` names ``weight_name``; samples whose weight is null or
+    0 are then left out (unless a row holds a NaN score, which makes the group NaN).
     """
     score, pos = pl.col(SCORE), pl.col(LABEL) == pl.col(CLASS)
     keys = [*by, *within, sample]
@@ -593,18 +638,25 @@ def c1_table(
         ((score >= threshold) == pos).cast(pl.Float64).alias("_single"),
         score.is_nan().alias("_nan"),
     )
-    per_sample = (
-        per_row.group_by(keys)
-        .agg(
-            pl.col("_own", "_other").max(),
-            pl.len().alias("_rows"),
-            pl.col("_single").first(),
-            pl.col("_nan").any(),
-            (pl.col(CLASS).n_unique() < pl.len()).alias(DUP),
-            *([pl.col(WEIGHT).first()] if weighted else []),
-        )
-        .cache()
+    per_sample = per_row.group_by(keys).agg(
+        pl.col("_own", "_other").max(),
+        pl.len().alias("_rows"),
+        pl.col("_single").first(),
+        pl.col("_nan").any(),
+        (pl.col(CLASS).n_unique() < pl.len()).alias(DUP),
+        *(
+            [pl.col(WEIGHT).first(), (pl.col(WEIGHT).n_unique() > 1).alias(_MIXED)]
+            if weighted
+            else []
+        ),
     )
+    if weighted:
+        mixed = pl.col(_MIXED).any()
+        w = pl.col(WEIGHT)
+        per_sample = per_sample.filter(fail_if(mixed, mixed_weight_message(weight_name))).filter(
+            w.is_not_null() & ((w > 0.0) | pl.col("_nan"))
+        )
+    per_sample = per_sample.cache()
     own, other = pl.col("_own"), pl.col("_other")
     # rare: the own class ties the best other class; count the classes tied with it
     tied = per_sample.filter(own == other).select(*keys, own)
@@ -644,9 +696,19 @@ def c1_table(
     )
 
 
-# ------------------------------------------------------------- unique keys
+_MIXED = "_pr_mixed_weight"
 
-DUP, DUP_KEY = "_pr_dup", "_pr_dup_key"
+
+def mixed_weight_message(name: str) -> str:
+    """The error for a sample whose class rows carry different weights."""
+    return (
+        f"polaroc: the weight column {name!r} gives one sample different weights on its "
+        "class rows; a case weight belongs to the sample, so give every class row of a "
+        f"sample the same weight, e.g. pl.col({name!r}).first().over(<keys>, 'sample')."
+    )
+
+
+# ------------------------------------------------------------- unique keys
 
 
 def within_keys(parsed: Log, by: Sequence[str]) -> list[str]:
@@ -655,7 +717,7 @@ def within_keys(parsed: Log, by: Sequence[str]) -> list[str]:
     return [k for k in key_columns(parsed.schema, parsed.columns) if k not in {*by, sample}]
 
 
-_TOP = "_pr_top"  # a block's most repeated key and its count
+_TOP, _COUNT = "_pr_top", "_pr_n"  # a block's most repeated key and its count
 
 
 def duplicate_rows(within: Sequence[str], sample: str) -> list[pl.Expr]:
@@ -666,7 +728,7 @@ def duplicate_rows(within: Sequence[str], sample: str) -> list[pl.Expr]:
     count of the block's keys (``value_counts``) gives both whether a key repeats and
     which; :func:`threshold_c1` turns it into ``_pr_dup``/``_pr_dup_key``.
     """
-    counts = pl.struct(*within, sample).alias(DUP_KEY).value_counts(sort=True, name="_pr_n")
+    counts = pl.struct(*within, sample).alias(DUP_KEY).value_counts(sort=True, name=_COUNT)
     return [counts.first().alias(_TOP)]
 
 

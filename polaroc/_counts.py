@@ -29,7 +29,13 @@ without the collapsing step.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import polars as pl
+
+from polaroc._names import POSITIVE as POSITIVE_COLUMN
+from polaroc._names import SCORE as SCORE_COLUMN
+from polaroc._names import WEIGHT as WEIGHT_COLUMN
 
 __all__ = [
     "CNEG",
@@ -40,9 +46,12 @@ __all__ = [
     "TIE_RUN",
     "TIE_SAMPLE",
     "heavily_tied",
+    "placements",
     "rank_stats",
+    "rank_summary",
     "reduce_counts",
     "reduce_ranks",
+    "score_counts",
     "sorted_rows",
     "threshold_counts",
     "weighted_auc_of_sorted",
@@ -302,3 +311,142 @@ def hanley_mcneil_se(theta: pl.Expr, n_pos: pl.Expr, n_neg: pl.Expr) -> pl.Expr:
     q2 = 2.0 * theta**2 / (1.0 + theta)
     var = theta * (1.0 - theta) + (n_pos - 1.0) * (q1 - theta**2) + (n_neg - 1.0) * (q2 - theta**2)
     return (var / (n_pos * n_neg)).sqrt()
+
+
+# ----------------------------------------------------------- the table-level core
+#
+# One representation for every rank-based quantity of a table: per (group, distinct
+# score) the positives' and negatives' (weighted) counts. The expression paths above
+# (``rank_stats``, ``threshold_counts``) and the block sums of ``_blocks`` are faster
+# evaluations of the same numbers; the tests check them equal to this core.
+
+COUNT_POS, COUNT_NEG = "n_pos", "n_neg"
+_NEG_BELOW, _POS_ABOVE = "neg_below", "pos_above"
+_AT = "_pr_at"  # a row's distinct score, to join the per-score placements back
+
+
+def score_counts(
+    frame: pl.LazyFrame, keys: Sequence[str], *, weighted: bool = False
+) -> pl.LazyFrame:
+    """Per (keys…, distinct score): ``n_pos``, ``n_neg``, ``neg_below``, ``pos_above``.
+
+    ``frame`` holds usable rows (non-null score and positive indicator) with the
+    internal columns ``_pr_score``, ``_pr_positive`` and, with ``weighted``,
+    ``_pr_weight``. Counts are ``Int64``; weighted they are sums of the group's
+    weights divided by its largest (``Float64``; every quantity read from them is a
+    ratio the scale cancels, and the products of 1e160 weights cannot overflow).
+    ``neg_below`` counts the group's negatives scored strictly below the score and
+    ``pos_above`` its positives strictly above. Rows come sorted by keys, then score
+    (NaN last, −0.0 and 0.0 one score). Read with :func:`rank_summary` and
+    :func:`placements`.
+    """
+    keys = list(keys)
+    score, pos = pl.col(SCORE_COLUMN), pl.col(POSITIVE_COLUMN)
+    if weighted:
+        w = pl.col(WEIGHT_COLUMN)
+        top = pl.when(w.max() > 0.0).then(w.max()).otherwise(1.0)
+        frame = frame.with_columns((w / (top.over(keys) if keys else top)).alias(WEIGHT_COLUMN))
+        w_col = pl.col(WEIGHT_COLUMN)
+        n_pos = pl.when(pos).then(w_col).otherwise(0.0).sum()
+        n_neg = pl.when(pos).then(0.0).otherwise(w_col).sum()
+    else:
+        n_pos = pos.sum().cast(pl.Int64)
+        n_neg = (~pos).sum().cast(pl.Int64)
+    distinct = (score + 0.0).alias("score")  # -0.0 + 0.0 is 0.0: one score
+    counts = (
+        frame.group_by(*keys, distinct)
+        .agg(n_pos.alias(COUNT_POS), n_neg.alias(COUNT_NEG))
+        .sort(*keys, "score", nulls_last=True)
+    )
+
+    def over(value: pl.Expr) -> pl.Expr:
+        return value.over(keys) if keys else value
+
+    p, n = pl.col(COUNT_POS), pl.col(COUNT_NEG)
+    return counts.with_columns(
+        over(n.cum_sum() - n).alias(_NEG_BELOW),
+        over(p.sum() - p.cum_sum()).alias(_POS_ABOVE),
+    )
+
+
+def rank_summary(counts: pl.LazyFrame, keys: Sequence[str]) -> pl.LazyFrame:
+    """Per group of :func:`score_counts`: the rank-based quantities of the group.
+
+    Columns keys…, ``n_pos``, ``n_neg``, ``auc``, ``sauc``, ``average_precision``,
+    ``var_delong``. ``auc`` is the Mann–Whitney count over the pairs, ties ½ (Bradley 1997, eq. 7);
+    ``sauc`` Wu & Flach's (2005) Σ (x − y)·[x > y] over the pairs, from per-score sums
+    centred on the group's first finite score; ``average_precision`` scikit-learn's
+    step sum Σ Δrecall·precision; ``var_delong`` DeLong et al.'s (1988) S₁₀/m + S₀₁/n
+    from the placement values of :func:`placements` (read per distinct score, each
+    counted as often as it occurs). Null for a group without positives or negatives
+    (precedence over NaN), NaN for a group holding a NaN score.
+    """
+    keys = list(keys)
+    x, p, n = (
+        pl.col("score"),
+        pl.col(COUNT_POS).cast(pl.Float64),
+        pl.col(COUNT_NEG).cast(pl.Float64),
+    )
+    below, above = pl.col(_NEG_BELOW).cast(pl.Float64), pl.col(_POS_ABOVE).cast(pl.Float64)
+    n_pos, n_neg = p.sum(), n.sum()
+    pairs = n_pos * n_neg
+    u = (p * (below + 0.5 * n)).sum()
+    offset = x.filter(x.is_finite()).first().fill_null(0.0)
+    centred = x - offset
+    # Σ over pairs x > y of x − y: each positive score gains the negatives below it,
+    # each negative score loses the positives above it
+    gaps = (p * below * centred).sum() - (n * above * centred).sum()
+    # precision at each threshold t (rows scored >= t), the recall step its positives
+    tp_at, all_at = above + p, above + p + (n_neg - below)
+    ap = (p * tp_at / all_at).sum() / n_pos
+    v10 = (below + 0.5 * n) / n_neg  # a positive's placement among the negatives
+    v01 = (above + 0.5 * p) / n_pos  # a negative's placement among the positives
+    auc = u / pairs
+    s10 = (p * (v10 - auc) ** 2).sum() / (n_pos - 1.0)
+    s01 = (n * (v01 - auc) ** 2).sum() / (n_neg - 1.0)
+    var = pl.when((n_pos > 1) & (n_neg > 1)).then(s10 / n_pos + s01 / n_neg)
+
+    def ruled(value: pl.Expr) -> pl.Expr:
+        return (
+            pl.when((n_pos == 0) | (n_neg == 0))
+            .then(None)
+            .when(x.is_nan().any())
+            .then(float("nan"))
+            .otherwise(value)
+        )
+
+    return counts.group_by(keys or pl.lit(0).alias("_pr_all")).agg(
+        n_pos.alias(COUNT_POS),
+        n_neg.alias(COUNT_NEG),
+        ruled(auc).alias("auc"),
+        ruled(gaps / pairs).alias("sauc"),
+        ruled(ap).alias("average_precision"),
+        ruled(var).alias("var_delong"),
+    )
+
+
+def placements(frame: pl.LazyFrame, keys: Sequence[str], *, weighted: bool = False) -> pl.LazyFrame:
+    """``frame``'s rows with DeLong et al.'s (1988) placement value ``placement``.
+
+    For a positive row, V₁₀ = (negatives below + ½ tied) / n⁻; for a negative row,
+    V₀₁ = (positives above + ½ tied) / n⁺ (weighted counts when ``weighted``): the
+    AUC is the mean of V₁₀ over the positives and DeLong's variance is
+    S₁₀/n⁺ + S₀₁/n⁻ over them. Read from :func:`score_counts` joined back to the
+    rows on (keys…, score); the comparison tests pair two models' placements by
+    sample.
+    """
+    keys = list(keys)
+    counts = score_counts(frame, keys, weighted=weighted)
+    p, n = pl.col(COUNT_POS).cast(pl.Float64), pl.col(COUNT_NEG).cast(pl.Float64)
+    total_pos = p.sum().over(keys) if keys else p.sum()
+    total_neg = n.sum().over(keys) if keys else n.sum()
+    per_score = counts.select(
+        *keys,
+        pl.col("score").alias(_AT),
+        ((pl.col(_NEG_BELOW) + 0.5 * n) / total_neg).alias("_pr_v10"),
+        ((pl.col(_POS_ABOVE) + 0.5 * p) / total_pos).alias("_pr_v01"),
+    )
+    rows = frame.with_columns((pl.col(SCORE_COLUMN) + 0.0).alias(_AT))
+    joined = rows.join(per_score, on=[*keys, _AT], how="left", nulls_equal=True)
+    value = pl.when(pl.col(POSITIVE_COLUMN)).then(pl.col("_pr_v10")).otherwise(pl.col("_pr_v01"))
+    return joined.with_columns(value.alias("placement")).drop("_pr_v10", "_pr_v01", _AT)

@@ -14,6 +14,7 @@ design contract live in one place:
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from functools import partial
@@ -37,6 +38,29 @@ def to_expr(column: ColumnLike, *, argument: str) -> pl.Expr:
         f"got {type(column).__name__}: {column!r}"
     )
     raise TypeError(msg)
+
+
+def is_integer(value: object) -> bool:
+    """Whether ``value`` is an integer: a Python or NumPy integer, never a ``bool``."""
+    if isinstance(value, bool):
+        return False
+    try:
+        operator.index(value)  # type: ignore[arg-type]
+    except TypeError:
+        return False
+    return True
+
+
+def as_int(value: object, *, argument: str, minimum: int, what: str = "an integer") -> int:
+    """``value`` as a Python ``int`` (NumPy integers accepted), or a ``ValueError``.
+
+    The one check of every integer argument: ``bool``, floats and values below
+    ``minimum`` are refused with a message naming ``argument``.
+    """
+    if not is_integer(value) or operator.index(value) < minimum:  # type: ignore[arg-type]
+        msg = f"{argument} must be {what} of at least {minimum}, got {value!r}"
+        raise ValueError(msg)
+    return operator.index(value)  # type: ignore[arg-type]
 
 
 def describe(expr: pl.Expr) -> str:
@@ -192,6 +216,18 @@ def weight_message(name: str) -> str:
     )
 
 
+def scaled_weight(w: pl.Expr) -> pl.Expr:
+    """Weights divided by their largest (in the group or list they are evaluated in).
+
+    Pair metrics are ratios of sums of products w₊·w₋ over W₊·W₋: the scale cancels,
+    but products of 1e160 overflow and of 1e-170 underflow. Dividing by the largest
+    weight keeps every weight in [0, 1] with its relative precision. A group whose
+    weights are all 0 is left as it is.
+    """
+    top = w.max()
+    return pl.when(top > 0.0).then(w / top).otherwise(w)
+
+
 def binary_expr(
     score: ColumnLike,
     positive: ColumnLike,
@@ -223,7 +259,11 @@ def binary_expr(
     third argument, the ``Float64`` weights of the kept rows, and ``raw`` is ignored:
     rows with a null weight are dropped like null scores, rows of weight 0 are dropped
     (so weight 0 is the row removed; a NaN score still makes the group NaN), and a
-    negative, NaN or infinite weight raises at run time naming the column.
+    negative, NaN or infinite weight raises at run time naming the column. With
+    ``two_classes`` too (a metric of pairs, a ratio of sums of weight products, which
+    scaling every weight leaves unchanged) the weights are first divided by the
+    group's largest (:func:`scaled_weight`), so weights of 1e160 or 1e-170 give the
+    value of weights near 1 instead of overflowing or underflowing.
     """
     score_in = to_expr(score, argument="score")
     positive_in = to_expr(positive, argument="positive")
@@ -244,6 +284,8 @@ def binary_expr(
             w, w_check = as_weight(*inputs[2])
             keep = s.is_not_null() & p.is_not_null() & ((w > 0.0) | (s.is_nan() & w.is_not_null()))
             s, p, w = s.filter(keep), p.filter(keep), w.filter(keep)
+            if two_classes:  # pair metrics are ratios of weight sums: scale them to <= 1
+                w = scaled_weight(w)
             value = pl.when(has_nan(s, p)).then(if_nan).otherwise(build(s, p, w))
             check = w_check if check is None else check & w_check
         elif raw:

@@ -37,10 +37,10 @@ from polaroc._input import (
     weight_message,
 )
 
-SCORE = "_pr_score"
-POSITIVE = "_pr_positive"
-WEIGHT = "_pr_weight"
-ONE_GROUP = "_pr_group"  # the group key of ``by=()``
+# re-exported (``X as X``) for modules that still read them here; new code: polaroc._names
+from polaroc._names import ONE_GROUP, WEIGHT
+from polaroc._names import POSITIVE as POSITIVE
+from polaroc._names import SCORE as SCORE
 
 DEFAULT_BY = ("model", "fold")
 
@@ -89,6 +89,16 @@ def default_by(schema: pl.Schema, columns: LogColumns) -> list[str]:
     optional = {columns.dataset, columns.repeat}
     order = [columns.dataset, columns.model, columns.repeat, columns.fold]
     return [name for name in order if name not in optional or name in schema]
+
+
+def pooled_by(schema: pl.Schema, columns: LogColumns) -> list[str]:
+    """The default groups of the pooled and averaged curves: ``(dataset, model)``.
+
+    :func:`default_by` without the fold and the repeat, so one curve per (dataset,
+    model) from every (repeat, fold) test partition.
+    """
+    folds = {columns.fold, columns.repeat}
+    return [name for name in default_by(schema, columns) if name not in folds]
 
 
 def key_columns(schema: pl.Schema, columns: LogColumns) -> list[str]:

@@ -32,7 +32,6 @@ from polaroc._batches import AUTO, MaxRows, bounded, check_max_rows, scans_files
 from polaroc._blocks import (
     CLASS,
     FLAG_COUNTS,
-    LABEL,
     USABLE,
     WEIGHTED_FLAG_COUNTS,
     average_precision_table,
@@ -40,7 +39,6 @@ from polaroc._blocks import (
     c1_table,
     directions,
     duplicate_rows,
-    log_columns,
     m_table,
     per_class,
     read_classes,
@@ -51,7 +49,8 @@ from polaroc._blocks import (
 )
 from polaroc._counts import hanley_mcneil_se, heavily_tied
 from polaroc._input import FrameLike, LogColumns, as_lazy, as_names
-from polaroc._log import WEIGHT, default_by, usable_weight
+from polaroc._log import default_by, usable_weight
+from polaroc._names import LABEL, WEIGHT
 from polaroc.metrics.scoring import group_scores
 
 __all__ = ["evaluate"]
@@ -89,7 +88,9 @@ def _heavily_tied(log: FrameLike, score: str) -> bool:
     )
 
 
-def _two_class_se(sums: pl.LazyFrame, dirs: pl.LazyFrame, by: list[str]) -> pl.LazyFrame:
+def _two_class_se(
+    sums: pl.LazyFrame, dirs: pl.LazyFrame, by: list[str], *, weighted: bool
+) -> pl.LazyFrame:
     """What the standard errors of a two-class group need, per group.
 
     ``auc_se_delong``: each direction A(i|j) of a two-class group is the one-vs-rest
@@ -103,7 +104,7 @@ def _two_class_se(sums: pl.LazyFrame, dirs: pl.LazyFrame, by: list[str]) -> pl.L
     0/``False`` in a binary log).
     """
     delong = (
-        per_class(dirs, by)
+        per_class(dirs, by, weighted=weighted)
         .group_by(by)
         .agg(pl.col("var_delong").sqrt().mean().alias("auc_se_delong"))
     )
@@ -284,8 +285,10 @@ def evaluate(
         ``average_precision`` then weight each (positive, negative) pair — or, for M,
         each (label-i, label-j) pair — by w·w' (see :func:`polaroc.auc` and
         :func:`polaroc.pairwise_auc`), and ``error`` is the weighted share of
-        samples misclassified (a sample's weight is its first row's). ``n`` still
-        counts samples (rows of weight 0 and null weights are left out).
+        samples misclassified. A weight belongs to the sample: it must be the same on
+        all the sample's class rows, else a ``ValueError`` names the column (one rule
+        for the AUC, which weights rows, and the error, which weights samples).
+        ``n`` still counts samples (samples of weight 0 and null weights are left out).
         ``auc_se_delong`` and ``auc_se_hanley_mcneil`` are null: neither paper
         defines a variance for case-weighted AUCs, and importance weights change
         the effective sample size in ways the formulas do not know (use
@@ -367,15 +370,16 @@ def evaluate(
     batched = _bounded(log, check_max_rows(max_rows), options)
     if batched is not None:
         return batched
-    names = {"model": model, "fold": fold, "class_": class_, "score": score, "label": label}
-    columns = log_columns(**names).with_names(sample=sample, dataset=dataset, repeat=repeat)
+    columns = options.columns
     parsed, frame = read_classes(log, by=by, columns=columns, weight=weight)
     weighted = weight is not None
     by_ = parsed.groups
-    per_sample = parsed.has_class and parsed.has(sample)
-    frame = frame.cache()  # read once: the ordering, the per-sample pass, the scoring rules
-    flagged = frame.with_columns(row_flags(names, parsed.has_class, threshold, weighted=weighted))
     collapse = _heavily_tied(log, score) if collapse_ties is None else collapse_ties
+    # a collapsed log has no per-row aggregation to count repeated keys in: the
+    # per-sample pass counts them (and gives the same n and error for one-row samples)
+    per_sample = parsed.has(sample) and (parsed.has_class or collapse)
+    frame = frame.cache()  # read once: the ordering, the per-sample pass, the scoring rules
+    flagged = frame.with_columns(row_flags(columns, parsed.has_class, threshold, weighted=weighted))
     # repeated keys are counted in the per-sample aggregation, or for a log without a
     # class column in the ordering's own per-block aggregation (not when collapsing)
     within = within_keys(parsed, by_)
@@ -384,18 +388,22 @@ def evaluate(
     extra = [*flags, *duplicate_rows(within, sample)] if keyed else flags
     keys, sums = block_tables(flagged, by_, extra, collapse=collapse, weighted=weighted)
     sums = sums.cache()
-    dirs = directions(sums, by_).cache()
+    dirs = directions(sums, by_, weighted=weighted).cache()
     counts = threshold_c1(keys, by_, keyed=keyed, weighted=weighted)
     if per_sample:
-        usable = frame.filter(USABLE & usable_weight()) if weighted else frame.filter(USABLE)
-        c1 = c1_table(usable, by_, sample, threshold, within, weighted=weighted)
+        c1 = c1_table(
+            frame.filter(USABLE), by_, sample, threshold, within, weighted=weighted,
+            weight_name=str(weight),
+        )  # fmt: skip
         counts = counts.drop("n", "c1").join(c1, on=by_, how="left", nulls_equal=True)
     hanley_mcneil = hanley_mcneil_se(pl.col("auc"), pl.col("_n_pos"), pl.col("_n_neg"))
     two = pl.col("n_classes") == 2
     se = two & pl.lit(not weighted)  # no standard error is defined for weighted AUCs
     table = (
         counts.join(m_table(sums, dirs, by_), on=by_, how="left", nulls_equal=True)
-        .join(_two_class_se(sums, dirs, by_), on=by_, how="left", nulls_equal=True)
+        .join(
+            _two_class_se(sums, dirs, by_, weighted=weighted), on=by_, how="left", nulls_equal=True
+        )
         .join(average_precision_table(sums, by_), on=by_, how="left", nulls_equal=True)
         .join(_probability_scores(frame, by_, weighted), on=by_, how="left", nulls_equal=True)
         .with_columns(

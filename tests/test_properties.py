@@ -7,7 +7,7 @@ import math
 import numpy as np
 import polars as pl
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import polaroc as pr
@@ -134,3 +134,80 @@ def test_many_groups_against_oracle():
         assert row["auc"] == pytest.approx(expected_auc(part), abs=1e-12)
         expected = pair_sauc_parts(part["score"].to_numpy(), part["label"].to_numpy())
         assert row["sauc"] == pytest.approx(expected["sauc"], abs=1e-12)
+
+
+# ------------------------------------------- repeated keys through every log path
+
+
+@st.composite
+def keyed_logs(draw):
+    """A log with sample ids: binary without a class column, binary or 3-class with one,
+    heavily tied or distinct scores, sometimes weighted; and whether a key was repeated
+    (one row, or one whole run logged twice without its repeat column)."""
+    shape = draw(st.sampled_from(["binary", "both", "three"]))
+    n = draw(st.integers(4, 24))
+    tied = draw(st.booleans())
+    scores = tied_scores if tied else unit_scores
+    classes = {"binary": [1], "both": [0, 1], "three": [0, 1, 2]}[shape]
+    labels = draw(
+        st.lists(st.sampled_from([0, 1, 2][: max(2, len(classes))]), min_size=n, max_size=n)
+    )
+    rows = []
+    for sample, y in enumerate(labels):
+        for c in classes:
+            rows.append(
+                {
+                    "fold": sample % 2,
+                    "sample": sample,
+                    "class": c,
+                    "label": y,
+                    "score": draw(scores),
+                }
+            )
+    log = pl.DataFrame(rows).with_columns(
+        model=pl.lit("m"), w=pl.col("sample").cast(pl.Float64) + 1
+    )
+    if shape == "binary":
+        log = log.drop("class")
+    how = draw(st.sampled_from(["none", "row", "run"]))
+    if how == "row":
+        log = pl.concat([log, log.slice(draw(st.integers(0, log.height - 1)), 1)])
+    elif how == "run":
+        log = pl.concat([log, log])
+    return log, how != "none"
+
+
+def _log_paths():
+    def stat(frame: pl.LazyFrame, groups: list[str]) -> pl.LazyFrame:
+        return pr.youden_point(frame, by=groups)
+
+    return {
+        "evaluate": pr.evaluate,
+        "evaluate-collapsed": lambda f: pr.evaluate(f, collapse_ties=True),
+        "evaluate-plain": lambda f: pr.evaluate(f, collapse_ties=False),
+        "evaluate-weighted": lambda f: pr.evaluate(f, weight="w"),
+        "proportion_correct": pr.proportion_correct,
+        "pairwise_auc": pr.pairwise_auc,
+        "multiclass_auc": pr.multiclass_auc,
+        "roc_curve": pr.roc_curve,
+        "pr_curve": pr.pr_curve,
+        "pooled_roc": pr.pooled_roc,
+        "pooled_pr_curve": pr.pooled_pr_curve,
+        "bootstrap": lambda f: pr.bootstrap(f, n_boot=3, seed=0),
+        "bootstrap-youden": lambda f: pr.bootstrap(
+            f, statistic=stat, metrics="threshold", n_boot=3, seed=0
+        ),
+    }
+
+
+@settings(max_examples=20)
+@given(case=keyed_logs(), mode=st.sampled_from(MODES))
+def test_repeated_keys_raise_on_every_log_path(case, mode):
+    log, repeated = case
+    for name, table in _log_paths().items():
+        if repeated:
+            with pytest.raises(ValueError, match="keys must be unique") as error:
+                run_query(log, table, mode)
+            assert "_pr_" not in str(error.value).splitlines()[0], name
+        else:
+            run_query(log, table, mode)  # no error on a log with unique keys

@@ -183,6 +183,7 @@ def auc_se(
     positive: ColumnLike,
     *,
     method: Literal["delong", "hanley_mcneil"] = "delong",
+    weight: ColumnLike | None = None,
 ) -> pl.Expr:
     """Standard error of the AUC.
 
@@ -200,11 +201,18 @@ def auc_se(
         As for :func:`auc`.
     method
         ``"delong"`` (default) or ``"hanley_mcneil"``.
+    weight
+        Case weights (as for :func:`auc`): accepted so that every binary expression
+        takes ``weight=``, but the result is then null. Neither paper defines a
+        variance for a case-weighted AUC (importance weights change the effective
+        sample size in ways the formulas do not know); use :func:`polaroc.bootstrap`
+        on the weighted :func:`polaroc.evaluate` instead, as ``evaluate(weight=...)``
+        does for its standard-error columns. The weight column is still checked.
 
     Returns
     -------
     pl.Expr
-        ``Float64`` named ``auc_se``.
+        ``Float64`` named ``auc_se`` (null with ``weight``).
 
     Examples
     --------
@@ -227,13 +235,18 @@ def auc_se(
     │ 0.186339 ┆ 0.175111      │
     └──────────┴───────────────┘
     """
+    if method not in {"delong", "hanley_mcneil"}:
+        msg = f"method must be 'delong' or 'hanley_mcneil', got {method!r}"
+        raise ValueError(msg)
+    if weight is not None:  # no variance is defined for case-weighted AUCs (see above)
+        none = lambda s, p, w: pl.lit(None, pl.Float64)  # noqa: E731
+        return binary_expr(score, positive, none, name="auc_se", if_nan=None, weight=weight)
     if method == "delong":
         build = lambda s, p: c.reduce_counts(s, p, _delong_variance()).sqrt()  # noqa: E731
         return binary_expr(score, positive, build, name="auc_se", two_classes=True)
     if method == "hanley_mcneil":
         return binary_expr(score, positive, _from_ranks(_hanley_mcneil()), name="auc_se", raw=True)
-    msg = f"method must be 'delong' or 'hanley_mcneil', got {method!r}"  # type: ignore[unreachable]  # untyped callers
-    raise ValueError(msg)
+    raise AssertionError  # unreachable: method checked above
 
 
 # ------------------------------------------------------------------ at a threshold

@@ -25,18 +25,12 @@ import numpy as np
 import polars as pl
 
 from polaroc import _counts as c
-from polaroc._input import FrameLike, LogColumns, as_lazy, as_names
-from polaroc._log import POSITIVE, SCORE, WEIGHT, default_by
+from polaroc._curves import NAN, as_grid, curve_input, curve_lists, with_origin, with_rates
+from polaroc._input import FrameLike, LogColumns, as_int, as_lazy, as_names, is_integer
+from polaroc._log import pooled_by
+from polaroc._names import POSITIVE, SCORE, WEIGHT
 from polaroc.metrics.binary import auc
-from polaroc.metrics.curves import (
-    NAN,
-    as_grid,
-    curve_input,
-    curve_lists,
-    roc_curve,
-    with_origin,
-    with_rates,
-)
+from polaroc.metrics.curves import roc_curve
 
 __all__ = ["average_roc", "pooled_roc", "pooling_table"]
 
@@ -57,15 +51,13 @@ def _outer_by(log: FrameLike, by: str | Iterable[str] | None, columns: LogColumn
     """
     if by is not None:
         return as_names(by)
-    schema = as_lazy(log).collect_schema()
-    folds = {columns.fold, columns.repeat}
-    return [name for name in default_by(schema, columns) if name not in folds]
+    return pooled_by(as_lazy(log).collect_schema(), columns)
 
 
 def pooled_roc(
     log: FrameLike,
-    by: str | Iterable[str] | None = None,
     *,
+    by: str | Iterable[str] | None = None,
     drop_intermediate: bool = False,
     thresholds: Sequence[float] | np.ndarray | pl.Series | None = None,
     model: str = "model",
@@ -181,8 +173,8 @@ def _join(left: pl.LazyFrame, right: pl.LazyFrame, on: list[str]) -> pl.LazyFram
 
 def pooling_table(
     log: FrameLike,
-    by: str | Iterable[str] | None = None,
     *,
+    by: str | Iterable[str] | None = None,
     model: str = "model",
     fold: str = "fold",
     class_: str = "class",
@@ -260,11 +252,9 @@ def pooling_table(
 
 
 def _fpr_grid(grid: int | Sequence[float] | np.ndarray) -> np.ndarray:
-    if isinstance(grid, int) and not isinstance(grid, bool):
-        if grid < 2:
-            msg = f"`grid` must be at least 2 points, got {grid}"
-            raise ValueError(msg)
-        return np.linspace(0.0, 1.0, grid)
+    if is_integer(grid):
+        points = as_int(grid, argument="`grid`", minimum=2, what="a number of points")
+        return np.linspace(0.0, 1.0, points)
     values = np.unique(np.asarray(grid, dtype=float))
     if values.size == 0 or not ((values >= 0.0) & (values <= 1.0)).all():
         msg = "for vertical averaging `grid` must hold false-positive rates in [0, 1]"
@@ -332,12 +322,10 @@ def _threshold(
         pl.struct(c.THRESHOLD, pl.lit(False).alias("is_grid"), c.CPOS, c.CNEG)
     )
     folds = frame.group_by(keys).agg(has_nan=score.is_nan().any(), counts=counts)
-    if isinstance(grid, int) and not isinstance(grid, bool):
-        if grid < 1:
-            msg = f"`grid` must be at least 1 threshold, got {grid}"
-            raise ValueError(msg)
+    if is_integer(grid):
+        size = as_int(grid, argument="`grid`", minimum=1, what="a number of thresholds")
         # Fawcett's sampling: evenly spaced ranks among the group's distinct scores.
-        levels = pl.lit(pl.Series(np.linspace(0.0, 1.0, grid)))
+        levels = pl.lit(pl.Series(np.linspace(0.0, 1.0, size)))
         distinct = score.unique().sort()
         picks = (levels * (distinct.len() - 1)).round().cast(pl.Int64)
         pooled = frame.group_by(outer).agg(grid=distinct.gather(picks))
@@ -398,8 +386,8 @@ def _n_folds() -> pl.Expr:
 
 def average_roc(
     log: FrameLike,
-    by: str | Iterable[str] | None = None,
     *,
+    by: str | Iterable[str] | None = None,
     method: Literal["vertical", "threshold"] = "vertical",
     grid: int | Sequence[float] | np.ndarray = 101,
     level: float = 0.95,

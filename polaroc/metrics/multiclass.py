@@ -44,15 +44,14 @@ from collections.abc import Iterable
 import polars as pl
 
 from polaroc._blocks import (
-    CLASS,
     FLAG_COUNTS,
     USABLE,
     c1_table,
     c2_table,
     checked_keys,
     directions,
+    duplicate_rows,
     keyed_blocks,
-    log_columns,
     m_table,
     one_vs_rest,
     pairs,
@@ -62,7 +61,8 @@ from polaroc._blocks import (
     unique_keys,
     within_keys,
 )
-from polaroc._input import FrameLike
+from polaroc._input import FrameLike, LogColumns
+from polaroc._names import CLASS
 
 __all__ = ["multiclass_auc", "pairwise_auc", "proportion_correct"]
 
@@ -162,12 +162,15 @@ def pairwise_auc(
     Classes a and b are separated perfectly, b and c only partly: the class-b
     scores rank the two c samples on both sides of the b sample.
     """
-    columns = log_columns(model=model, fold=fold, class_=class_, score=score, label=label)
-    columns = columns.with_names(dataset=dataset, repeat=repeat)
+    columns = LogColumns(
+        model=model, fold=fold, class_=class_, score=score, label=label, dataset=dataset,
+        repeat=repeat,
+    )  # fmt: skip
     parsed, frame = read_classes(log, by=by, columns=columns, weight=weight)
     by_ = parsed.groups
     sums, dups = keyed_blocks(frame, parsed, by_, weighted=weight is not None)
-    table = checked_keys(pairs(directions(sums, by_), by_), dups, parsed, by_)
+    dirs = directions(sums, by_, weighted=weight is not None)
+    table = checked_keys(pairs(dirs, by_), dups, parsed, by_)
     return table.select(
         *parsed.by,
         "class_i",
@@ -266,15 +269,18 @@ def multiclass_auc(
     M = (1 + 1 + 0.625)/3, the mean of the pairwise table's ``a``
     (:func:`pairwise_auc`).
     """
-    columns = log_columns(model=model, fold=fold, class_=class_, score=score, label=label)
-    columns = columns.with_names(dataset=dataset, repeat=repeat)
+    columns = LogColumns(
+        model=model, fold=fold, class_=class_, score=score, label=label, dataset=dataset,
+        repeat=repeat,
+    )  # fmt: skip
     parsed, frame = read_classes(log, by=by, columns=columns, weight=weight)
     by_ = parsed.groups
     sums, dups = keyed_blocks(frame, parsed, by_, weighted=weight is not None)
     sums = sums.cache()
-    dirs = directions(sums, by_)
+    weighted = weight is not None
+    dirs = directions(sums, by_, weighted=weighted)
     table = m_table(sums, dirs, by_).join(
-        one_vs_rest(dirs, by_), on=by_, how="left", nulls_equal=True
+        one_vs_rest(dirs, by_, weighted=weighted), on=by_, how="left", nulls_equal=True
     )
     metrics = ("n_classes", "auc", "sauc", "auc_ovr_macro", "auc_ovr_weighted")
     return checked_keys(table, dups, parsed, by_).select(*parsed.by, *metrics)
@@ -359,14 +365,21 @@ def proportion_correct(
     │ m     ┆ 0    ┆ 4   ┆ 0.75 ┆ 0.888889 │
     └───────┴──────┴─────┴──────┴──────────┘
     """
-    columns = log_columns(model=model, fold=fold, class_=class_, score=score, label=label)
-    columns = columns.with_names(sample=sample, dataset=dataset, repeat=repeat)
+    columns = LogColumns(
+        model=model, fold=fold, class_=class_, score=score, label=label, sample=sample,
+        dataset=dataset, repeat=repeat,
+    )  # fmt: skip
     parsed, frame = read_classes(log, by=by, columns=columns)
     if not parsed.has_class:
-        names = {"score": score, "label": label, "class_": class_}
-        flagged = frame.with_columns(row_flags(names, False, threshold))
-        counts = flagged.group_by([*parsed.groups, CLASS]).agg(FLAG_COUNTS)
-        table = threshold_c1(counts, parsed.groups).select(*parsed.by, "n", "c1")
+        flagged = frame.with_columns(row_flags(columns, False, threshold))
+        keyed = parsed.has(sample)  # repeated keys are counted in the same aggregation
+        within = within_keys(parsed, parsed.groups)
+        extra = duplicate_rows(within, sample) if keyed else []
+        counts = flagged.group_by([*parsed.groups, CLASS]).agg(*FLAG_COUNTS, *extra)
+        table = threshold_c1(counts, parsed.groups, keyed=keyed)
+        if keyed:
+            table = unique_keys(table, parsed.groups, within, sample)
+        table = table.select(*parsed.by, "n", "c1")
         return table.with_columns(pl.lit(None, pl.Float64).alias("c2"))
     if not parsed.has(sample):
         msg = (

@@ -24,8 +24,8 @@ from typing import cast
 import numpy as np
 import polars as pl
 
+from polaroc._curves import NAN, as_grid, curve_input, curve_lists, rate_of
 from polaroc._input import FrameLike, LogColumns
-from polaroc.metrics.curves import NAN, as_grid, curve_input, curve_lists, rate_of
 
 __all__ = ["min_cost_point", "neyman_pearson_point", "youden_point"]
 
@@ -90,8 +90,8 @@ def _operating_point(
 
 def youden_point(
     log: FrameLike,
-    by: str | Iterable[str] | None = None,
     *,
+    by: str | Iterable[str] | None = None,
     thresholds: Sequence[float] | np.ndarray | pl.Series | None = None,
     cost_fp: float = 1.0,
     cost_fn: float = 1.0,
@@ -170,8 +170,8 @@ def youden_point(
 
 def neyman_pearson_point(
     log: FrameLike,
-    by: str | Iterable[str] | None = None,
     *,
+    by: str | Iterable[str] | None = None,
     min_sensitivity: float | None = None,
     min_specificity: float | None = None,
     thresholds: Sequence[float] | np.ndarray | pl.Series | None = None,
@@ -264,8 +264,8 @@ def neyman_pearson_point(
 
 def min_cost_point(
     log: FrameLike,
-    by: str | Iterable[str] | None = None,
     *,
+    by: str | Iterable[str] | None = None,
     cost_fp: float = 1.0,
     cost_fn: float = 1.0,
     normalize: bool = False,

@@ -33,9 +33,10 @@ from collections.abc import Iterable
 import polars as pl
 
 from polaroc import _counts as c
+from polaroc._curves import curve_input, explode_curves, rate_of
 from polaroc._input import ColumnLike, FrameLike, LogColumns, as_lazy, as_names, binary_expr
-from polaroc._log import POSITIVE, SCORE, WEIGHT, default_by
-from polaroc.metrics.curves import curve_input, explode_curves, rate_of
+from polaroc._log import pooled_by
+from polaroc._names import POSITIVE, SCORE, WEIGHT
 
 __all__ = ["average_precision", "pooled_pr_curve", "pr_curve"]
 
@@ -192,8 +193,8 @@ def _pr_table(
 
 def pr_curve(
     log: FrameLike,
-    by: str | Iterable[str] | None = None,
     *,
+    by: str | Iterable[str] | None = None,
     weight: str | None = None,
     model: str = "model",
     fold: str = "fold",
@@ -220,8 +221,9 @@ def pr_curve(
     log
         Score log (``DataFrame`` or ``LazyFrame``) in the contract's long format.
     by
-        Grouping columns; default ``(model, fold)``, with ``dataset`` first when the
-        log has one. ``by=()`` gives one curve for the whole log (per class).
+        Grouping columns (keyword-only); ``None`` (default) = ``(dataset, model,
+        repeat, fold)`` of the columns the log has (``model`` and ``fold`` always);
+        ``by=()`` gives one curve for the whole log (per class).
     weight
         Name of a case-weight column (finite, ``>= 0``; default none): ``tp``/``fp``
         are then sums of weights (``Float64``); zero-weight rows are dropped (their
@@ -281,8 +283,8 @@ def pr_curve(
 
 def pooled_pr_curve(
     log: FrameLike,
-    by: str | Iterable[str] | None = None,
     *,
+    by: str | Iterable[str] | None = None,
     weight: str | None = None,
     model: str = "model",
     fold: str = "fold",
@@ -307,7 +309,10 @@ def pooled_pr_curve(
         Score log in the contract's long format.
     by
         Groups to pool within; default ``model`` (with ``dataset`` first when the log
-        has one): the default of :func:`pr_curve` without the fold.
+        has one): the default of :func:`pr_curve` without the fold and the repeat, so
+        a repeated cross-validation pools all its (repeat, fold) test partitions into
+        one curve per model, as :func:`polaroc.pooled_roc`; pass
+        ``by=("model", "repeat")`` for one curve per repeat.
     weight, model, fold, class_, score, label, dataset
         As for :func:`pr_curve`.
 
@@ -345,9 +350,5 @@ def pooled_pr_curve(
     columns = LogColumns(
         model=model, fold=fold, class_=class_, score=score, label=label, dataset=dataset
     )
-    if by is None:
-        schema = as_lazy(log).collect_schema()
-        outer = [name for name in default_by(schema, columns) if name != fold]
-    else:
-        outer = as_names(by)
+    outer = pooled_by(as_lazy(log).collect_schema(), columns) if by is None else as_names(by)
     return _pr_table(log, outer, columns, weight)

@@ -26,31 +26,29 @@ from collections.abc import Callable, Iterable, Sequence
 
 import polars as pl
 
-from polaroc._input import FrameLike, LogColumns, as_lazy
-from polaroc._log import read_log
+from polaroc._input import FrameLike, LogColumns, as_int, as_lazy
+from polaroc._log import read_log, unique_rows
+from polaroc._names import REPLICATE
 from polaroc.evaluation import evaluate
 
 __all__ = ["bootstrap"]
 
-REPLICATE = "_pr_replicate"
 _K = "_pr_k"
 _N = "_pr_n"
 _DRAW = "_pr_draw"
 _OFFSET = "_pr_offset"
+_TOTAL = "_pr_total"
 
 Statistic = Callable[[pl.LazyFrame, list[str]], pl.LazyFrame]
 
 
-def _check_arguments(n_boot: int, seed: int, alpha: float) -> None:
-    if isinstance(n_boot, bool) or not isinstance(n_boot, int) or n_boot < 2:
-        msg = f"n_boot must be an integer of at least 2 replicates, got {n_boot!r}"
-        raise ValueError(msg)
-    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
-        msg = f"seed must be a non-negative integer, got {seed!r}"
-        raise ValueError(msg)
+def _check_arguments(n_boot: int, seed: int, alpha: float) -> tuple[int, int]:
+    n_boot = as_int(n_boot, argument="n_boot", minimum=2, what="a number of replicates")
+    seed = as_int(seed, argument="seed", minimum=0, what="an integer")
     if not 0.0 < alpha < 1.0:
         msg = f"alpha must be in (0, 1), e.g. 0.05 for 95% intervals; got {alpha!r}"
         raise ValueError(msg)
+    return n_boot, seed
 
 
 def resample(
@@ -69,7 +67,9 @@ def resample(
     replacement (as many as the stratum holds) ``n_boot`` times. ``sample`` ties a
     sample's rows together; ``None`` means every row is a sample (numbered in row
     order). In the result the ``sample`` column (or a new ``"sample"`` column)
-    numbers the draws, unique within a group and replicate; rows with a null
+    numbers the draws, unique within a group across every replicate (replicate b's
+    ids follow replicate b − 1's), so a replicate is a valid log for every table,
+    whatever its key check; rows with a null
     sample id are not resampled. The draws do not depend on the ``shared`` columns
     of ``by``: groups that differ only in them (e.g. two models scored on the same
     fold) draw the same sample positions in every replicate.
@@ -84,14 +84,20 @@ def resample(
         number = pl.col(sample).rank("dense").over(strata).cast(pl.Int64) - 1
     rows = frame.with_columns(number.alias(_K)).cache()
     sizes = rows.group_by(strata).agg((pl.col(_K).max() + 1).alias(_N))
-    # the strata's draws are numbered one after the other within a group
+    # the strata's draws are numbered one after the other within a group, and the
+    # replicates one after the other: a drawn sample's id is unique within its group
+    # across all replicates, so each replicate, and all of them together, is a log
+    # with unique keys for every table (whose key checks know nothing of replicates)
     before = pl.col(_N).cum_sum() - pl.col(_N)
+    total = pl.col(_N).sum()
     draws = (
         sizes.with_columns(
             (before.over(by) if by else before).alias(_OFFSET),
+            (total.over(by) if by else total).alias(_TOTAL),
             pl.int_ranges(0, pl.lit(n_boot, pl.Int64)).alias(REPLICATE),
         )
         .explode(REPLICATE)
+        .with_columns(pl.col(_OFFSET) + pl.col(REPLICATE) * pl.col(_TOTAL))
         .with_columns(pl.int_ranges(0, pl.col(_N)).alias(_DRAW))
         .explode(_DRAW)
         .with_columns(
@@ -100,7 +106,7 @@ def resample(
     )
     drawn = draws.join(rows.drop(sample, strict=False), on=[*strata, _K], nulls_equal=True)
     return drawn.with_columns((pl.col(_OFFSET) + pl.col(_DRAW)).alias(sample)).drop(
-        _K, _N, _DRAW, _OFFSET
+        _K, _N, _DRAW, _OFFSET, _TOTAL
     )
 
 
@@ -206,7 +212,7 @@ def bootstrap(
     │ error  ┆ 0.295    ┆ 0.030946 ┆ 0.225    ┆ 0.350125 ┆ 200    │
     └────────┴──────────┴──────────┴──────────┴──────────┴────────┘
     """
-    _check_arguments(n_boot, seed, alpha)
+    n_boot, seed = _check_arguments(n_boot, seed, alpha)
     metrics = [metrics] if isinstance(metrics, str) else list(metrics)
     columns = LogColumns().with_names(
         model=model, fold=fold, class_=class_, score=score, label=label, dataset=dataset
@@ -235,7 +241,9 @@ def bootstrap(
                 dataset=dataset,
             )
 
-    frame = as_lazy(log)
+    # repeated keys are refused here, in the user's columns (a replicate's check would
+    # name the replicate column and list one key once per replicate)
+    frame = as_lazy(log).filter(unique_rows(parsed.schema, parsed.columns))
     point = statistic(frame, parsed.by)
     available = point.collect_schema().names()
     unknown = [m for m in metrics if m not in available]

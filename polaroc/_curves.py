@@ -1,0 +1,227 @@
+"""The private core of the curve tables: curve lists per group, their points and rates.
+
+Used by every room that draws curves (``metrics/curves.py``, ``fold_curves.py``,
+``precision_recall.py``, ``operating.py``). A curve of a group is its counts at
+thresholds (:func:`polaroc._counts.threshold_counts`) read from the top down, held as
+a list of structs per group until the final ``explode``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+import numpy as np
+import polars as pl
+
+from polaroc import _counts as c
+from polaroc._input import FrameLike, LogColumns
+from polaroc._log import read_log, unique_rows, usable_weight
+from polaroc._names import POSITIVE, SCORE, WEIGHT
+
+__all__ = [
+    "INF",
+    "NAN",
+    "as_grid",
+    "curve_input",
+    "curve_lists",
+    "explode_curves",
+    "nan_curve",
+    "points_from_counts",
+    "rate",
+    "rate_of",
+    "with_origin",
+    "with_rates",
+    "without_intermediate",
+]
+
+INF = float("inf")
+NAN = float("nan")
+_E = pl.element()
+_F = pl.field
+
+
+# ------------------------------------------------------------------ curve lists
+# Each helper below is evaluated inside ``list.eval`` on one group's list.
+
+
+def with_origin(threshold: pl.Expr, tp: pl.Expr, fp: pl.Expr) -> pl.Expr:
+    """Descending ``threshold``, ``tp``, ``fp`` → the points from ``(0, 0)``.
+
+    The first point (nothing predicted positive) has threshold ``+inf``, as in
+    scikit-learn.
+    """
+    return pl.struct(
+        threshold=pl.lit(INF).append(threshold),
+        tp=pl.lit(0, pl.Int64).append(tp),
+        fp=pl.lit(0, pl.Int64).append(fp),
+    )
+
+
+def points_from_counts() -> pl.Expr:
+    """``threshold_counts``' ascending list → the points, in descending threshold order."""
+    tp = c.N_POS - c.CPOS + c.POS  # positives scored at or above the threshold
+    fp = c.N_NEG - c.CNEG + c.NEG
+    return with_origin(c.THRESHOLD.reverse(), tp.reverse(), fp.reverse())
+
+
+def _points_from_bins(grid: np.ndarray) -> pl.Expr:
+    """Sparse ``{bin, pos, neg}`` counts per grid bin → the points at the grid.
+
+    Bin ``j`` holds the scores in ``[grid[j-1], grid[j])`` (bin 0 those below the grid),
+    so ``tp`` at ``grid[j-1]`` counts the positives of bins ``≥ j``. The sentinel bin
+    ``-1`` lets every lookup find a bin at or below it; bin 0 is labelled ``-inf``.
+    """
+    ordered = _E.sort_by(_E.struct.field("bin"))
+    bins = pl.lit(-1, pl.Int64).append(ordered.struct.field("bin"))
+    cpos = pl.lit(0, pl.Int64).append(ordered.struct.field("pos").cum_sum())
+    cneg = pl.lit(0, pl.Int64).append(ordered.struct.field("neg").cum_sum())
+    below = pl.lit(pl.Series(np.arange(-1, grid.size), dtype=pl.Int64))
+    last_at_or_below = bins.search_sorted(below, side="right").cast(pl.Int64) - 1
+    thresholds = pl.lit(pl.Series(np.r_[grid[::-1], -INF], dtype=pl.Float64))
+    tp = cpos.last() - cpos.gather(last_at_or_below)
+    fp = cneg.last() - cneg.gather(last_at_or_below)
+    return with_origin(thresholds, tp.reverse(), fp.reverse())
+
+
+def rate(count: pl.Expr, total: pl.Expr) -> pl.Expr:
+    """Elementwise ``count / total``, null where ``total`` is 0."""
+    return pl.when(total > 0).then(count / total)
+
+
+def rate_of(count: pl.Expr, total: pl.Expr) -> pl.Expr:
+    """``count / total`` inside ``list.eval``, for a ``count`` as long as the list.
+
+    ``total`` is a scalar. Polars divides by a scalar through its reciprocal
+    (``49 · (1/49) < 1``), so the total is first broadcast to the list's length and
+    the quotient is correctly rounded. Null when ``total`` is 0.
+    """
+    return pl.when(total > 0).then(count / pl.repeat(total, pl.len()))
+
+
+def with_rates() -> pl.Expr:
+    """The points (from :func:`with_origin`) → the curve with ``fpr`` and ``tpr``.
+
+    The last point holds ``(n⁻, n⁺)``. A rate with a zero denominator is null (a
+    one-class group).
+    """
+    tp, fp = _E.struct.field("tp"), _E.struct.field("fp")
+    return pl.struct(
+        threshold=_E.struct.field("threshold"),
+        fpr=rate_of(fp, fp.last()),
+        tpr=rate_of(tp, tp.last()),
+        tp=tp,
+        fp=fp,
+    )
+
+
+def without_intermediate(curve: pl.Expr) -> pl.Expr:
+    """Keep the corners of the curve: drop repeated points, then collinear ones.
+
+    A repeated point (an empty grid bin) keeps its first, highest threshold. A point
+    is dropped when the step into it and the step out of it are parallel (the cross
+    product of the two count steps is 0, exact in integers).
+    """
+    tp, fp = _E.struct.field("tp"), _E.struct.field("fp")
+    new = tp.ne_missing(tp.shift(1)) | fp.ne_missing(fp.shift(1))
+    cross = (fp - fp.shift(1)) * (tp.shift(-1) - tp) - (tp - tp.shift(1)) * (fp.shift(-1) - fp)
+    corner = cross.is_null() | (cross != 0)  # the ends have no step on one side
+    return curve.list.eval(_E.filter(new)).list.eval(_E.filter(corner))
+
+
+def nan_curve(curve: pl.Expr, has_nan: pl.Expr) -> pl.Expr:
+    """One all-NaN point for a group holding a NaN score (no curve is defined)."""
+    nan_point = pl.struct(
+        threshold=pl.lit(NAN),
+        fpr=pl.lit(NAN),
+        tpr=pl.lit(NAN),
+        tp=pl.lit(None, pl.Int64),
+        fp=pl.lit(None, pl.Int64),
+    )
+    return pl.when(has_nan).then(curve.list.head(1).list.eval(nan_point)).otherwise(curve)
+
+
+# ------------------------------------------------------------------ table input
+
+
+def curve_input(
+    log: FrameLike, by: str | Iterable[str] | None, columns: LogColumns, weight: str | None = None
+) -> tuple[pl.LazyFrame, list[str]]:
+    """Validate ``log``; return its rows with a score and a label, and the curve keys.
+
+    The keys are ``by`` plus, for a log with a class column, the class: each class
+    gets its one-vs-rest curve from its own score rows (positives: ``label == class``).
+    With a ``weight`` column the rows also carry ``_pr_weight``; rows with a null or
+    zero weight are dropped. A key repeated in a log with a sample column is an error
+    (the contract's unique keys), as in :func:`polaroc.evaluate`.
+    """
+    data = read_log(log, by=by, columns=columns, weight=weight)
+    frame = data.frame.filter(unique_rows(data.schema, data.columns))
+    keys = list(data.by)
+    if data.has_class and data.class_ not in keys:
+        keys.append(data.class_)
+    usable = pl.col(SCORE).is_not_null() & pl.col(POSITIVE).is_not_null()
+    if weight is not None:
+        usable = usable & usable_weight()
+    return frame.filter(usable), keys
+
+
+def as_grid(thresholds: Sequence[float] | np.ndarray | pl.Series) -> np.ndarray:
+    """A threshold grid as sorted distinct floats without ``-inf`` (always added)."""
+    if isinstance(thresholds, str | bytes) or not isinstance(
+        thresholds, Sequence | np.ndarray | pl.Series
+    ):
+        msg = f"`thresholds` must be a sequence of numbers, got {type(thresholds).__name__}"
+        raise TypeError(msg)
+    grid = np.unique(np.asarray(thresholds, dtype=float))
+    if np.isnan(grid).any():
+        msg = "`thresholds` holds NaN; a threshold grid must be numbers (±inf allowed)."
+        raise ValueError(msg)
+    grid = grid[grid > -INF]
+    if grid.size == 0:
+        msg = "`thresholds` needs at least one value above -inf, e.g. np.linspace(0, 1, 101)."
+        raise ValueError(msg)
+    return grid
+
+
+def curve_lists(
+    frame: pl.LazyFrame, keys: list[str], grid: np.ndarray | None = None, *, weighted: bool = False
+) -> pl.LazyFrame:
+    """One row per curve: the keys, ``has_nan`` and ``curve`` (list of curve structs).
+
+    Without ``grid`` every distinct score is a threshold (one sort per group). With a
+    grid the rows are only binned against it and counted per bin, so memory per group
+    is constant in the number of rows. ``weighted``: the counts are sums of the
+    ``_pr_weight`` column (``Float64``).
+    """
+    score, positive = pl.col(SCORE), pl.col(POSITIVE)
+    weight = pl.col(WEIGHT) if weighted else None
+    if grid is None:
+        points = c.threshold_counts(score, positive, weight).list.eval(points_from_counts())
+        curve = points.list.eval(with_rates())
+        return frame.group_by(keys).agg(has_nan=score.is_nan().any(), curve=curve)
+    per_bin = (
+        frame.with_columns(bin=score.bin_intervals(grid.tolist(), labels=False).cast(pl.Int64))
+        .group_by(*keys, "bin")
+        .agg(
+            pos=positive.sum().cast(pl.Int64)
+            if weight is None
+            else pl.when(positive).then(weight).otherwise(0.0).sum(),
+            neg=(~positive).sum().cast(pl.Int64)
+            if weight is None
+            else pl.when(positive).then(0.0).otherwise(weight).sum(),
+            has_nan=score.is_nan().any(),
+        )
+    )
+    bins = per_bin.group_by(keys).agg(pl.col("has_nan").any(), curve=pl.struct("bin", "pos", "neg"))
+    curve = pl.col("curve").list.eval(_points_from_bins(grid)).list.eval(with_rates())
+    return bins.with_columns(curve)
+
+
+def explode_curves(curves: pl.LazyFrame, keys: list[str]) -> pl.LazyFrame:
+    """The tidy table: one row per curve point, curves in key order."""
+    return (
+        curves.sort(keys, maintain_order=True)
+        .select(*keys, "curve")
+        .explode("curve")
+        .unnest("curve")
+    )
