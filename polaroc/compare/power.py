@@ -263,7 +263,7 @@ def _binormal_covariance(
         sub = sub.filter(pl.col(names.class_) == positive_class)
     points = roc_curve(
         sub,
-        [*group, names.model],
+        by=[*group, names.model],
         model=names.model,
         fold=names.fold,
         class_=names.class_,

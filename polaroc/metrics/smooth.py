@@ -202,7 +202,7 @@ def smooth_roc(
         return _density_curves(frame, keys, n)
     points = roc_curve(
         log,
-        by,
+        by=by,
         model=model,
         fold=fold,
         class_=class_,
