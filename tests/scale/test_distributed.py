@@ -217,6 +217,20 @@ def test_big_groups_on_engine(engine: str, logs: dict[str, object]) -> None:
     assert_same(got, one_machine(log, by=["dataset"]))
 
 
+def test_big_group_scoring_rules_on_ray(ray_session: object, tmp_path: object) -> None:
+    """brier, log_loss and n_not_probability of big groups from Ray's shuffled score counts."""
+    log = probability_log(n=1200).with_columns(
+        pl.when((pl.col("model") == "c") & (pl.int_range(pl.len()) % 50 == 0))
+        .then(1.5)
+        .otherwise("score")
+        .alias("score")
+    )
+    got = distributed.evaluate(log_path(tmp_path, log), engine="ray", max_group_rows=100)
+    assert_same(got, one_machine(log))
+    assert got.filter(model="a")["brier"].is_not_null().all()
+    assert got.filter(model="c")["n_not_probability"].sum() > 0
+
+
 def test_engine_dataset_and_custom_table(engine: str, logs: dict[str, object]) -> None:
     """The engine's own data as source, and any per-group table function."""
     log: pl.DataFrame = logs["multiclass"]  # type: ignore[assignment]
