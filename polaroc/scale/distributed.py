@@ -19,7 +19,9 @@ Three plans, chosen from the log:
   per-range totals gives every range the counts below and above it, and each
   range's partial sums (integers for the AUC's 2U) add up to the block sums that
   :func:`polaroc.evaluate` orders the rows for. The same Polars code then
-  assembles M, sAUC, DeLong's and Hanley & McNeil's standard errors and the error.
+  assembles M, sAUC, DeLong's and Hanley & McNeil's standard errors and the error;
+  the Brier score and log loss are sums of count × per-score value, added in the
+  same per-range pass.
 """
 
 from __future__ import annotations
