@@ -39,6 +39,7 @@ from polaroc._blocks import (
 from polaroc._counts import hanley_mcneil_se
 from polaroc._input import LogColumns
 from polaroc._log import SCORE
+from polaroc.metrics.scoring import brier_loss, log_loss_terms, not_probability
 
 GID = "_pr_gid"
 BUCKET = "_pr_bucket"
@@ -94,17 +95,64 @@ def with_bucket(counts: pl.DataFrame, breaks: pl.Series) -> pl.DataFrame:
 
 
 def bucket_totals(counts: pl.DataFrame) -> pl.DataFrame:
-    """Per (group id, class, bucket, label): usable rows, positives' score sum, flags."""
+    """Per (group id, class, bucket, label): usable rows, positives' score sum, flags.
+
+    Also the row sums of the scoring rules over the usable rows (count × the row's
+    value, as :func:`polaroc.metrics.scoring.group_scores` adds them row by row):
+    ``_brier`` = Σ (s − y)², ``_log`` = Σ −log clip(given), ``_bad`` = rows outside
+    ``[0, 1]``; :func:`probability_scores` turns them into the group's values.
+    """
     usable = USABLE
     positive = pl.col(LABEL) == pl.col(CLASS)
-    w = pl.col(W)
+    w, s = pl.col(W), pl.col(SCORE)
     return (
         counts.lazy()
         .group_by(*BLOCK, BUCKET, LABEL)
         .agg(
             w.filter(usable).sum().alias(W),
-            (pl.col(SCORE) * w).filter(usable & positive).sum().alias("_s"),
+            (s * w).filter(usable & positive).sum().alias("_s"),
             pl.col(*FLAGS).sum(),
+            (brier_loss(s, positive) * w).filter(usable).sum().alias("_brier"),
+            (log_loss_terms(s, positive) * w).filter(usable).sum().alias("_log"),
+            w.filter(usable & not_probability(s)).sum().cast(pl.Int64).alias("_bad"),
+        )
+        .collect()
+    )
+
+
+def probability_scores(totals: pl.DataFrame) -> pl.DataFrame:
+    """Per group id: ``brier``, ``log_loss``, ``n_not_probability`` from :func:`bucket_totals`.
+
+    The rules of :func:`polaroc.metrics.scoring.group_scores`, on sums instead of rows:
+    two classes (or fewer), means over the rows of the largest class value; three or
+    more, Brier summed over classes and the true class's log loss, both per sample (a
+    positive row is one sample). Null for a group with one label or a score outside
+    ``[0, 1]``, NaN for a group holding a NaN score.
+    """
+    cls, lab, w = pl.col(CLASS), pl.col(LABEL), pl.col(W)
+    present = totals.lazy().filter((w > 0) & cls.is_not_null() & lab.is_not_null())
+    per = present.group_by(GID, CLASS, LABEL).agg(pl.col(W, "_brier", "_log", "_bad", "_nan").sum())
+    positive, top = lab == cls, cls == cls.max()
+
+    def mean(total: str, rows: pl.Expr) -> pl.Expr:
+        return pl.col(total).filter(rows).sum() / w.filter(rows).sum().cast(pl.Float64)
+
+    many = pl.max_horizontal(cls.n_unique(), lab.n_unique()) > 2
+    bad = pl.col("_bad").sum().cast(pl.Int64)
+
+    def rule(binary: pl.Expr, several: pl.Expr) -> pl.Expr:
+        value = pl.when(many).then(several).otherwise(binary)
+        nan = pl.when(pl.col("_nan").sum() > 0).then(float("nan")).otherwise(value)
+        return pl.when((lab.n_unique() > 1) & (bad == 0)).then(nan)
+
+    return (
+        per.group_by(GID)
+        .agg(
+            rule(mean("_brier", top), pl.col("_brier").sum() / w.filter(positive).sum()).alias(
+                "brier"
+            ),
+            rule(mean("_log", top), mean("_log", positive)).alias("log_loss"),
+            bad.alias("n_not_probability"),
         )
         .collect()
     )
@@ -257,6 +305,7 @@ def assemble(
     big: pl.DataFrame,
     by: list[str],
     c1: pl.DataFrame | None,
+    scores: pl.DataFrame,
 ) -> pl.DataFrame:
     """The per-fold table of the big groups, as :func:`polaroc.evaluate` assembles it.
 
@@ -291,8 +340,9 @@ def assemble(
         .join(sizes, on=by, how="left", nulls_equal=True)
         .join(delong, on=by, how="left", nulls_equal=True)
         .join(average_precision_table(named, by), on=by, how="left", nulls_equal=True)
+        .join(scores.lazy().join(keys, on=GID).drop(GID), on=by, how="left", nulls_equal=True)
         .with_columns(
-            pl.col("n", "n_classes").fill_null(0),
+            pl.col("n", "n_classes", "n_not_probability").fill_null(0),
             (1.0 - pl.col("c1")).alias("error"),
             pl.when(two).then(pl.col("average_precision")).alias("average_precision"),
             pl.when(two).then(pl.col("auc_se_delong")).alias("auc_se_delong"),

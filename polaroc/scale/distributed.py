@@ -19,7 +19,9 @@ Three plans, chosen from the log:
   per-range totals gives every range the counts below and above it, and each
   range's partial sums (integers for the AUC's 2U) add up to the block sums that
   :func:`polaroc.evaluate` orders the rows for. The same Polars code then
-  assembles M, sAUC, DeLong's and Hanley & McNeil's standard errors and the error.
+  assembles M, sAUC, DeLong's and Hanley & McNeil's standard errors and the error;
+  the Brier score and log loss are sums of count × per-score value, added in the
+  same per-range pass.
 """
 
 from __future__ import annotations
@@ -37,7 +39,7 @@ from polaroc._batches import positive_rows
 from polaroc._blocks import CLASS, LABEL, USABLE
 from polaroc._input import LogColumns, require_columns
 from polaroc._log import SCORE, default_by
-from polaroc.evaluation import COLUMNS, EvaluateOptions, with_auc_ci
+from polaroc.evaluation import EvaluateOptions, with_auc_ci
 from polaroc.io import find_log_files, scan_logs
 from polaroc.scale import _big_groups as big_groups
 from polaroc.scale._engines import (
@@ -242,7 +244,8 @@ def _big_table(
     c1 = None
     if columns.class_ in schema and columns.sample in schema:
         c1 = _sample_c1(engine, source, big, keys, columns, threshold, n_parts)
-    return big_groups.assemble(sums, flags, big, keys, c1)
+    scores = big_groups.probability_scores(totals)
+    return big_groups.assemble(sums, flags, big, keys, c1, scores)
 
 
 def _breaks(engine: Engine, counts: Any, rows: int, max_group_rows: int) -> pl.Series:
@@ -454,7 +457,7 @@ def evaluate(
         parts.append(_per_group(runner, src, small, keys, table, out))
     if big.height:
         whole = _big_table(runner, src, big, keys, columns, threshold, max_group_rows)
-        parts.append(conform(with_auc_ci(whole.lazy()).collect().select(*keys, *COLUMNS), out))
+        parts.append(conform(with_auc_ci(whole.lazy()).collect(), out))
     if not parts:
         return _per_group(runner, src, data, keys, table, out)
     return pl.concat(parts).sort(keys, nulls_last=True)

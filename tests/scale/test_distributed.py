@@ -217,6 +217,20 @@ def test_big_groups_on_engine(engine: str, logs: dict[str, object]) -> None:
     assert_same(got, one_machine(log, by=["dataset"]))
 
 
+def test_big_group_scoring_rules_on_ray(ray_session: object, tmp_path: object) -> None:
+    """brier, log_loss and n_not_probability of big groups from Ray's shuffled score counts."""
+    log = probability_log(n=1200).with_columns(
+        pl.when((pl.col("model") == "c") & (pl.int_range(pl.len()) % 50 == 0))
+        .then(1.5)
+        .otherwise("score")
+        .alias("score")
+    )
+    got = distributed.evaluate(log_path(tmp_path, log), engine="ray", max_group_rows=100)
+    assert_same(got, one_machine(log))
+    assert got.filter(model="a")["brier"].is_not_null().all()
+    assert got.filter(model="c")["n_not_probability"].sum() > 0
+
+
 def test_engine_dataset_and_custom_table(engine: str, logs: dict[str, object]) -> None:
     """The engine's own data as source, and any per-group table function."""
     log: pl.DataFrame = logs["multiclass"]  # type: ignore[assignment]
@@ -322,6 +336,123 @@ def test_nan_and_one_class_big_groups(tmp_path: object) -> None:
     assert_same(got, one_machine(log))
     assert got.filter(model="c", fold=2, dataset="d2")["auc"].is_nan().all()
     assert got.filter(model="z")["auc"].is_null().all()
+
+
+# ------------------------------------- brier, log_loss, n_not_probability of big groups
+
+
+def probability_log(seed: int = 4, n: int = 3000) -> pl.DataFrame:
+    """Binary log without a class column: probabilities on a 0.01 grid (ties, exact 0 and 1)."""
+    rng = np.random.default_rng(seed)
+    p = np.round(rng.random(n), 2)
+    return pl.DataFrame(
+        {
+            "model": rng.choice(["a", "b", "c"], n),
+            "fold": rng.integers(0, 2, n),
+            "score": p,
+            "label": rng.random(n) < p,
+        }
+    )
+
+
+def brute_scores(rows: pl.DataFrame, score: str = "score", label: str = "label") -> list[float]:
+    """Brier and scikit-learn's clipped log loss, row by row in numpy (the oracle)."""
+    s, y = rows[score].to_numpy(), rows[label].to_numpy().astype(float)
+    eps = np.finfo(np.float64).eps
+    given = np.clip(np.where(y == 1, s, 1 - s), eps, 1 - eps)
+    return [float(np.mean((s - y) ** 2)), float(np.mean(-np.log(given)))]
+
+
+def test_scoring_rules_of_big_groups_without_class_column(tmp_path: object) -> None:
+    """One row per sample: means over the rows; 1.5 and −0.2 null a group and are counted."""
+    log = probability_log()
+    i = pl.int_range(pl.len())
+    odd = pl.col("model") == "c"
+    log = log.with_columns(
+        pl.when(odd & (pl.col("fold") == 0) & (i % 97 == 0))
+        .then(1.5)
+        .when(odd & (pl.col("fold") == 1) & (i % 89 == 0))
+        .then(-0.2)
+        .when(i == 5)
+        .then(None)
+        .otherwise("score")
+        .alias("score")
+    )
+    nan = pl.DataFrame({"model": "b", "fold": 1, "score": float("nan"), "label": True})
+    small = pl.DataFrame({"model": "s", "fold": 0, "score": [0.2, 0.9, 0.4], "label": [0, 1, 1]})
+    log = pl.concat([log, nan, small.cast({"label": pl.Boolean})], how="vertical_relaxed")
+    got = distributed.evaluate(log_path(tmp_path, log), engine="polars", max_group_rows=100)
+    assert_same(got, one_machine(log))
+    clean = got.filter(model="a", fold=0)
+    want = brute_scores(log.filter(model="a", fold=0).drop_nulls())
+    assert clean["brier"].item() == pytest.approx(want[0], abs=TOL)
+    assert clean["log_loss"].item() == pytest.approx(want[1], abs=TOL)
+    bad = got.filter(model="c")
+    assert bad["brier"].is_null().all()
+    assert bad["log_loss"].is_null().all()
+    outside = log.filter(model="c").filter((pl.col("score") < 0) | (pl.col("score") > 1))
+    assert bad["n_not_probability"].sum() == outside.height > 0
+    assert got.filter(model="b", fold=1)["brier"].is_nan().all()
+
+
+def test_scoring_rules_of_big_binary_class_logs(tmp_path: object) -> None:
+    """Both classes' rows: the larger class value's rows are the positive class's; one-class too."""
+    base = probability_log(seed=6).with_columns(pl.col("label").cast(pl.Int64))
+    sample = pl.int_range(pl.len()).alias("sample")
+    pos = base.with_columns(sample, pl.lit(1).alias("class"))
+    neg = pos.with_columns(
+        (1.0 - pl.col("score")).round(2).alias("score"), pl.lit(0).alias("class")
+    )
+    log = pl.concat([pos, neg]).filter((pl.col("model") != "c") | (pl.col("class") == 1))
+    path = log_path(tmp_path, log)
+    got = distributed.evaluate(path, engine="polars", max_group_rows=150, partitions=3)
+    assert_same(got, one_machine(log))
+    for model in ("a", "c"):  # c holds only class 1's rows
+        rows = pos.filter(model=model, fold=1)
+        want = brute_scores(rows.with_columns(pl.col("label") == 1))
+        row = got.filter(model=model, fold=1)
+        assert row["brier"].item() == pytest.approx(want[0], abs=TOL)
+        assert row["log_loss"].item() == pytest.approx(want[1], abs=TOL)
+
+
+def test_scoring_rules_of_big_multiclass_groups(tmp_path: object) -> None:
+    """Brier summed over classes and the true class's clipped log loss, per sample."""
+    rng = np.random.default_rng(8)
+    n, k = 1500, 3
+    logits = rng.normal(size=(n, k)) * 2
+    proba = np.round(np.exp(logits) / np.exp(logits).sum(axis=1, keepdims=True), 3)
+    proba[:5] = [1.0, 0.0, 0.0]  # a zero for the true class of some: clipped
+    label = np.array([(rng.random() < proba[i].cumsum()).argmax() for i in range(n)])
+    label[:5] = 1
+    model = rng.choice(["x", "y"], n)
+    log = pl.DataFrame(
+        {
+            "model": np.repeat(model, k),
+            "fold": 0,
+            "sample": np.repeat(np.arange(n), k),
+            "class": np.tile(np.arange(k), n),
+            "score": proba.ravel(),
+            "label": np.repeat(label, k),
+        }
+    )
+    log = log.with_columns(
+        pl.when((pl.col("model") == "y") & (pl.col("sample") == 17) & (pl.col("class") == 2))
+        .then(1.25)
+        .otherwise("score")
+        .alias("score")
+    )
+    got = distributed.evaluate(log_path(tmp_path, log), engine="polars", max_group_rows=400)
+    assert_same(got, one_machine(log))
+    x = model == "x"
+    onehot = np.eye(k)[label[x]]
+    brier = float(np.mean(((proba[x] - onehot) ** 2).sum(axis=1)))
+    eps = np.finfo(np.float64).eps
+    loss = float(np.mean(-np.log(np.clip(proba[x][np.arange(x.sum()), label[x]], eps, 1 - eps))))
+    assert got.filter(model="x")["brier"].item() == pytest.approx(brier, abs=TOL)
+    assert got.filter(model="x")["log_loss"].item() == pytest.approx(loss, abs=TOL)
+    y = got.filter(model="y")
+    assert y["brier"].is_null().item()
+    assert y["n_not_probability"].item() == 1
 
 
 # ------------------------------------------------------------------------ errors
