@@ -114,13 +114,13 @@ def pairs_of(df: pl.DataFrame, column: str) -> dict:
 def check(cv: pl.DataFrame, five: pl.DataFrame, folds: int) -> None:
     ttest, bayes, t52, f52 = polaroc_tables(cv, five)
     peer = loop(cv, five, folds)
-    assert_agree(peer["t"], pairs_of(ttest, "t"), "corrected t vs numpy")
+    assert_agree(peer["t"], pairs_of(ttest, "statistic"), "corrected t vs numpy")
     assert_agree(peer["p"], pairs_of(ttest, "p_value"), "corrected t p-value vs scipy")
     if baycomp is not None:
         for i, column in enumerate(("p_a_higher", "p_rope", "p_b_higher")):
             expected = {k: v[i] for k, v in peer["bayes"].items()}
             assert_agree(expected, pairs_of(bayes, column), f"bayes_ttest {column} vs baycomp")
-    assert_agree({k: v[0] for k, v in peer["t52"].items()}, pairs_of(t52, "t"), "5x2 t")
+    assert_agree({k: v[0] for k, v in peer["t52"].items()}, pairs_of(t52, "statistic"), "5x2 t")
     assert_agree({k: v[1] for k, v in peer["t52"].items()}, pairs_of(t52, "p_value"), "5x2 p")
     assert_agree(peer["f52"], pairs_of(f52, "p_value"), "5x2 F p-value vs scipy")
 

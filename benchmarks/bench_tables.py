@@ -69,7 +69,7 @@ def statsmodels_anova(table: pl.DataFrame) -> dict:
 def check(table: pl.DataFrame) -> None:
     ttest, anova, duncan = polaroc_tables(table)
     pairs = scipy_pairs(table)
-    for i, column in enumerate(("t", "p_value")):
+    for i, column in enumerate(("statistic", "p_value")):
         got = {(a, b): v for a, b, v in ttest.select("model_a", "model_b", column).iter_rows()}
         assert_agree({k: v[i] for k, v in pairs.items()}, got, f"paired t {column} vs scipy")
     if smf is not None:

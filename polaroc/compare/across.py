@@ -112,7 +112,8 @@ def wilcoxon_test(
     metric
         Column name or expression.
     by
-        Groups tested separately (not the data set: that is the sample).
+        Groups tested separately (keyword-only). ``None`` and ``()`` (default) mean
+        one group: the data sets are the sample, so the data set is never a by key.
     alpha
         Significance level of ``reject``.
     method
@@ -262,7 +263,8 @@ def sign_test(
     metric
         Column name or expression.
     by
-        Groups tested separately (not the data set: that is the sample).
+        Groups tested separately (keyword-only). ``None`` and ``()`` (default) mean
+        one group: the data sets are the sample, so the data set is never a by key.
     alpha
         Significance level of ``reject``.
     adjust
@@ -498,7 +500,8 @@ def friedman_test(
     metric
         Column name or expression.
     by
-        Groups tested separately.
+        Groups tested separately (keyword-only). ``None`` and ``()`` (default) mean
+        one group: the data sets are the sample, so the data set is never a by key.
     higher_is_better
         Only the ranks' direction (``None``: inferred from the metric's name, as
         :func:`mean_ranks`): the statistic does not depend on it.

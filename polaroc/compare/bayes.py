@@ -84,7 +84,8 @@ def bayes_ttest(
         n_test/n_train of one split; ``None`` (default) means 1/(k − 1) for k folds
         (of one repeat) — k-fold cross-validation, baycomp's default.
     by
-        Groups tested separately. ``None`` means ``"dataset"`` when the table has it.
+        Groups tested separately (keyword-only). ``None`` (default) means
+        ``"dataset"`` when the table has that column, else one group; ``()`` one group.
     model, fold, repeat, dataset
         Column names of the table.
 
@@ -240,7 +241,8 @@ def bayes_signed_rank(
         Seed of the one random stream (``numpy.random.default_rng``) that draws every
         pair's samples; ``None``: fresh entropy.
     by
-        Groups tested separately (not the data set: that is the sample).
+        Groups tested separately (keyword-only). ``None`` and ``()`` (default) mean
+        one group: the data sets are the sample, so the data set is never a by key.
     model, dataset
         Column names of the table.
 

@@ -154,7 +154,8 @@ def paired_ttest_5x2cv(
     metric
         Column name or expression (any metric: the test is two-sided).
     by
-        Groups tested separately; ``None`` means ``"dataset"`` when present.
+        Groups tested separately (keyword-only). ``None`` (default) means
+        ``"dataset"`` when the table has that column, else one group; ``()`` one group.
     alpha
         Significance level of ``reject``.
     adjust

@@ -90,7 +90,8 @@ def paired_ttest(
         ``estimate`` is always a − b).
     by
         Columns whose groups are tested separately. ``None`` (default) means
-        ``"dataset"`` when the table has that column, else one group.
+        ``"dataset"`` when the table has that column, else one group; ``()`` one group
+        (keyword-only).
     alpha
         Significance level of ``reject`` and of the confidence interval.
     adjust

@@ -126,7 +126,8 @@ def anova(
         Column name or expression to analyse.
     by
         Columns whose groups are analysed separately. ``None`` (default) means
-        ``"dataset"`` when the table has that column, else one group.
+        ``"dataset"`` when the table has that column, else one group; ``()`` one group
+        (keyword-only).
     model, fold, dataset, repeat
         Column names of the table (``repeat`` is used when the table has it).
 
