@@ -15,6 +15,7 @@ from dataclasses import replace
 
 import polars as pl
 
+from polaroc._guard import guarded, listing, problems
 from polaroc._input import ColumnLike, FrameLike, as_lazy
 from polaroc.compare._dist import f_sf, t_sf
 from polaroc.compare._table import (
@@ -24,13 +25,10 @@ from polaroc.compare._table import (
     check_adjust,
     check_alpha,
     check_alternative,
-    guarded,
-    listing,
     negligible,
     non_finite,
     pair_differences,
     poisoned,
-    problems,
     read_fold_table,
     two_sided,
     with_adjusted,

@@ -17,21 +17,11 @@ import numpy as np
 import polars as pl
 from scipy.stats import norm as stats_norm
 
+from polaroc._guard import guarded, listing, one_class_rows, problems
 from polaroc._input import FrameLike, LogColumns, as_lazy, as_names
 from polaroc._log import POSITIVE, SCORE, Log, read_log
 from polaroc.compare._dist import chi2_sf, normal_sf, t_ppf, t_sf
-from polaroc.compare._table import (
-    ROUNDING,
-    Adjust,
-    check_adjust,
-    check_alpha,
-    guarded,
-    listing,
-    one_class_rows,
-    over,
-    problems,
-    with_adjusted,
-)
+from polaroc.compare._table import ROUNDING, Adjust, check_adjust, check_alpha, over, with_adjusted
 
 __all__ = ["delong_omnibus", "delong_test"]
 

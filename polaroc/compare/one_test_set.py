@@ -17,10 +17,11 @@ import numpy as np
 import polars as pl
 from scipy import stats
 
+from polaroc._guard import guarded, listing, problems
 from polaroc._input import FrameLike, LogColumns, as_lazy, as_names
 from polaroc._log import POSITIVE, SCORE, read_log, unique_rows
 from polaroc.compare._dist import chi2_sf
-from polaroc.compare._table import check_alpha, decision, guarded, listing, problems
+from polaroc.compare._table import check_alpha, decision
 
 __all__ = ["cochran_q", "mcnemar_test"]
 

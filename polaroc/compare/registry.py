@@ -97,6 +97,7 @@ def _entry(
 
 
 _FREQUENTIST = ("alpha", "adjust")
+_LOG = ("by", "model", "fold", "class_", "score", "label", "sample", "repeat")
 
 REGISTRY: Mapping[str, Comparison] = {
     c.name: c
@@ -122,11 +123,36 @@ REGISTRY: Mapping[str, Comparison] = {
         _entry("bayes_signed_rank", "bayes", "datasets", ("rope", "prior", "n_samples", "seed")),
         _entry("anova", "k-model", "folds", ()),
         _entry("friedman_test", "k-model", "datasets", ("higher_is_better",)),
+        _entry(
+            "delong_test",
+            "pairwise",
+            "log",
+            (*_LOG, *_FREQUENTIST, "alternative", "paired", "level", "positive_class"),
+        ),
+        _entry(
+            "bootstrap_test",
+            "pairwise",
+            "log",
+            (*_LOG, *_FREQUENTIST, "alternative", "paired", "n_boot", "seed", "positive_class"),
+        ),
+        _entry(
+            "venkatraman_test",
+            "pairwise",
+            "log",
+            (*_LOG, *_FREQUENTIST, "paired", "n_perm", "seed", "positive_class"),
+        ),
+        _entry(
+            "mcnemar_test",
+            "pairwise",
+            "log",
+            (*_LOG, "dataset", "alpha", "alternative", "threshold", "exact"),
+        ),
+        _entry("delong_omnibus", "k-model", "log", (*_LOG, "models", "positive_class")),
+        _entry("cochran_q", "k-model", "log", (*_LOG, "dataset", "models", "threshold")),
     )
 }
-"""Every comparison table, by name. Tests that read the log (``delong_test``,
-``delong_omnibus``, ``bootstrap_test``, ``venkatraman_test``, ``mcnemar_test``,
-``cochran_q``) join it with ``reads="log"`` once they answer in the shared shape."""
+"""Every comparison table, by name; the tests that read the log (DeLong's, the
+bootstrap and Venkatraman tests, McNemar's and Cochran's Q) have ``reads="log"``."""
 
 
 def comparison(function: str | Callable[..., Any]) -> Comparison | None:

@@ -14,16 +14,10 @@ from typing import Any, Literal
 
 import polars as pl
 
+from polaroc._guard import guarded, listing, one_class_rows, problems
 from polaroc._input import FrameLike, LogColumns, as_lazy
 from polaroc._log import POSITIVE, SCORE, read_log
-from polaroc.compare._table import (
-    design_listings,
-    guarded,
-    listing,
-    one_class_rows,
-    problems,
-    resolve_by,
-)
+from polaroc.compare._table import design_listings, resolve_by
 from polaroc.metrics.binary import auc
 from polaroc.metrics.scored import sauc
 

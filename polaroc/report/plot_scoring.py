@@ -7,13 +7,14 @@ collected here) and returns a ``matplotlib.figure.Figure``. They are public as
 
 from __future__ import annotations
 
-from types import ModuleType
 from typing import TYPE_CHECKING, cast
 
 import numpy as np
 import polars as pl
 
 from polaroc._input import FrameLike
+from polaroc.report._figure import as_frame as _frame
+from polaroc.report._figure import pyplot as _pyplot
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -22,17 +23,6 @@ __all__ = ["calibration", "det", "gain_lift"]
 
 # scikit-learn's DetCurveDisplay ticks (probabilities placed on the probit scale)
 DET_TICKS = (0.001, 0.01, 0.05, 0.2, 0.5, 0.8, 0.95, 0.99, 0.999)
-
-
-def _pyplot() -> ModuleType:
-    # read at call time: polaroc.report.plot re-exports this module's figures
-    from polaroc.report.plot import _pyplot as pyplot
-
-    return pyplot()
-
-
-def _frame(table: FrameLike) -> pl.DataFrame:
-    return table.collect() if isinstance(table, pl.LazyFrame) else table
 
 
 def _models(df: pl.DataFrame, model: str) -> list[object]:

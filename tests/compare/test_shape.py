@@ -57,6 +57,13 @@ def demo_log() -> pl.DataFrame:
 def run(entry: Comparison, **options: object) -> pl.DataFrame:
     if entry.reads == "log":
         log = demo_log()
+        options = {
+            "positive_class": "malignant",
+            "n_boot": 200,
+            "n_perm": 200,
+            "seed": 1,
+            **options,
+        }
         models = sorted(log["model"].unique().to_list())[:3]
         if entry.kind == "k-model":
             return entry(log, **options).collect()
@@ -77,7 +84,8 @@ def expected_head(entry: Comparison, columns: list[str], adjusted: bool) -> list
         return [*by, "model_a", "model_b", "n", "estimate", "p_a_higher", "p_rope", "p_b_higher"]
     if entry.kind == "k-model":
         source = ["source"] if "source" in columns else []
-        return [*by, *source, "n", "statistic", *df, "p_value"]
+        k = ["k"] if entry.reads == "log" else []  # DeLong's omnibus and Cochran's Q: models
+        return [*by, *source, "n", *k, "statistic", *df, "p_value"]
     decided = ["p_adjusted", "reject"] if adjusted else ["reject"]
     return [*by, "model_a", "model_b", "n", "estimate", "statistic", *df, "p_value", *decided]
 
@@ -116,6 +124,8 @@ def test_columns_and_dtypes(name):
     if "reject" in schema:
         assert schema["reject"] == pl.Boolean
     for old in ("t", "k", "mean_diff", "f", "z", "chi2", "n_datasets"):
+        if old == "k" and entry.kind == "k-model" and entry.reads == "log":
+            continue  # delong_omnibus and cochran_q keep k, the number of models compared
         assert old not in out.columns, old
     if entry.kind != "k-model":
         rows = out.select("model_a", "model_b").rows()
