@@ -18,7 +18,8 @@ import polars as pl
 
 from polaroc._curves import curve_input, curve_lists, rate_of
 from polaroc._input import NAN, FrameLike, LogColumns
-from polaroc._log import POSITIVE, SCORE, WEIGHT, read_log, unique_rows, usable_weight
+from polaroc._log import read_log, unique_rows, usable_weight
+from polaroc._names import POSITIVE, SCORE, WEIGHT
 from polaroc.metrics.cutoff import _balanced, _fbeta, _kappa, _mcc
 from polaroc.metrics.operating import _F, _operating_point
 
