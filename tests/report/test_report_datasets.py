@@ -131,5 +131,5 @@ def test_five_by_two_design_gets_dietterichs_and_alpaydins_tests(tmp_path):
     assert pl.read_parquet(out / "paired_ttest_5x2cv.parquet")["t"].item() == pytest.approx(t)
     assert pl.read_parquet(out / "combined_ftest_5x2cv.parquet")["f"].item() == pytest.approx(f)
     page = (out / "index.html").read_text()
-    assert 'id="design"' in page
+    assert 'id="appendix-combined_ftest_5x2cv"' in page
     assert "corrected repeated k-fold t" in page
