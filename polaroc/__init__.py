@@ -24,6 +24,7 @@ from polaroc.compare import (
     select_models,
     sign_test,
     test_agreement,
+    verdict,
     wilcoxon_test,
 )
 from polaroc.evaluation import evaluate
@@ -121,6 +122,7 @@ __all__ = [
     "stratified_folds",
     "test_agreement",
     "trapezoid_auc",
+    "verdict",
     "wilcoxon_test",
     "youden_point",
 ]

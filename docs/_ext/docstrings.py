@@ -9,7 +9,11 @@ Markdown. Two habits would show badly, so this extension rewrites them before re
 * definition lists (a term line, its definition indented four spaces below) become
   Markdown definition lists (``def_list``) instead of one run-on paragraph. Only the
   free text is touched — the summary and description, and ``Notes`` — never the
-  sections the numpy parser reads by their indentation, nor the examples.
+  sections the numpy parser reads by their indentation, nor the examples;
+* a grouped parameter entry (``model, fold, dataset : str``) becomes one entry per name
+  with the same description: griffe's numpy parser gives a group the default of its
+  first name, so ``fold``'s row would show ``'model'``. Each row now shows its own
+  default from the signature (tests/test_docs_site.py compares them).
 """
 
 from __future__ import annotations
@@ -25,6 +29,8 @@ ROLE = re.compile(r":(?:func|meth|class|mod|attr|data|obj|exc):`(~?)([\w.]+)(\(\
 BLOCK = re.compile(r"^::: (polaroc(?:\.\w+)+)\s*$", re.M)
 SECTION = re.compile(r"^(\w[\w ]*)\n-{3,}$", re.M)
 FREE_SECTIONS = {"Notes"}
+PARAMETER_SECTIONS = {"Parameters", "Other Parameters"}
+GROUPED = re.compile(r"^(\w+(?:, *\w+)+)( *:.*)?$")
 LIST_ITEM = re.compile(r"^(?:[-*+] |\d+[.)] )")
 
 
@@ -65,13 +71,39 @@ def definition_lists(text: str) -> str:
     return "\n".join(out)
 
 
+def ungrouped(body: str) -> str:
+    """Split grouped numpy parameter entries (``a, b : str``) into one entry per name."""
+    lines = body.split("\n")
+    out: list[str] = []
+    i = 0
+    while i < len(lines):
+        match = GROUPED.match(lines[i])
+        if not match:
+            out.append(lines[i])
+            i += 1
+            continue
+        end = i + 1  # the description: indented lines, and blank lines inside it
+        while end < len(lines) and (
+            lines[end].startswith(" ")
+            or (not lines[end].strip() and end + 1 < len(lines) and lines[end + 1].startswith(" "))
+        ):
+            end += 1
+        for name in re.split(r", *", match.group(1)):
+            out.append(name + (match.group(2) or ""))
+            out.extend(lines[i + 1 : end])
+        i = end
+    return "\n".join(out)
+
+
 def free_text(text: str) -> str:
-    """Apply :func:`definition_lists` to the description and free sections only."""
+    """Apply :func:`definition_lists` to the free sections, :func:`ungrouped` to parameters."""
     parts = SECTION.split(text)  # [description, title, body, title, body, ...]
     parts[0] = definition_lists(parts[0])
     for k in range(1, len(parts), 2):
         if parts[k] in FREE_SECTIONS:
             parts[k + 1] = definition_lists(parts[k + 1])
+        elif parts[k] in PARAMETER_SECTIONS:
+            parts[k + 1] = ungrouped(parts[k + 1])
     rebuilt = [parts[0]]
     for k in range(1, len(parts), 2):
         rebuilt.append(f"{parts[k]}\n{'-' * len(parts[k])}{parts[k + 1]}")

@@ -14,6 +14,7 @@ from polaroc.compare.across import (
 )
 from polaroc.compare.bayes import bayes_signed_rank, bayes_ttest
 from polaroc.compare.cv5x2 import combined_ftest_5x2cv, paired_ttest_5x2cv
+from polaroc.compare.decision import verdict
 from polaroc.compare.delong import delong_omnibus, delong_test
 from polaroc.compare.paired import paired_ttest, test_agreement
 from polaroc.compare.selection import select_models
@@ -39,5 +40,6 @@ __all__ = [
     "select_models",
     "sign_test",
     "test_agreement",
+    "verdict",
     "wilcoxon_test",
 ]

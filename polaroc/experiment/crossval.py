@@ -10,7 +10,8 @@ Aslan, Yıldız & Alpaydın (2009, §III) compare classifiers on. Repeated desig
 comparison tests can pair models on (repeat, fold).
 
 scikit-learn is imported only when the function is called: it is not a dependency
-of polaroc itself.
+of polaroc itself, but an extra (``pip install 'polaroc[sklearn]'``, or scikit-learn
+itself).
 """
 
 from __future__ import annotations
@@ -106,7 +107,8 @@ def cross_validate_log(
     Raises
     ------
     ImportError
-        scikit-learn is not installed.
+        scikit-learn is not installed: it is the ``sklearn`` extra,
+        ``pip install 'polaroc[sklearn]'`` (or ``pip install scikit-learn``).
     ValueError
         No models, ``x`` and ``y`` of different lengths, a split with an empty test
         part, labels outside ``class_names``, a one-column score for more than
@@ -229,8 +231,11 @@ def cross_validate_log(
 def _sklearn_clone() -> Any:
     try:
         from sklearn.base import clone
-    except ImportError as err:  # pragma: no cover - exercised only without scikit-learn
-        msg = "cross_validate_log needs scikit-learn: pip install scikit-learn"
+    except ImportError as err:  # tests/experiment/test_crossval.py hides scikit-learn
+        msg = (
+            "polaroc.cross_validate_log needs scikit-learn, which polaroc does not install "
+            "by itself: pip install 'polaroc[sklearn]' (or pip install scikit-learn)"
+        )
         raise ImportError(msg) from err
     return clone
 

@@ -370,3 +370,12 @@ def test_a_missing_method_suggests_one_the_model_has():
         match=r"no predict_proba\(\); pick a method it has, e.g. method='decision_function'",
     ):
         pr.cross_validate_log({"svm": LinearSVC()}, x, y, method="predict_proba", cv=2)
+
+
+def test_without_scikit_learn_the_error_names_the_extra(monkeypatch):
+    import sys
+
+    monkeypatch.setitem(sys.modules, "sklearn.base", None)  # as if it were not installed
+    x, y = load_iris(return_X_y=True)
+    with pytest.raises(ImportError, match=r"polaroc\[sklearn\]"):
+        pr.cross_validate_log({"nb": GaussianNB()}, x, y)
