@@ -8,7 +8,6 @@ command line calls it); :func:`report_tables` builds the tables as one lazy plan
 """
 
 from polaroc.report.tables import (
-    LOWER_IS_BETTER,
     Report,
     Settings,
     flat,
@@ -20,7 +19,6 @@ from polaroc.report.tables import (
 from polaroc.report.write import write_report
 
 __all__ = [
-    "LOWER_IS_BETTER",
     "Report",
     "Settings",
     "flat",

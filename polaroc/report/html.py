@@ -50,6 +50,7 @@ nav li.h3 { margin-left: 1.4em; font-size: 0.95em; }
 figure { margin: 0.8em 0; }
 figure img { max-width: 100%; height: auto; border: 1px solid #eee; }
 .gt_table { margin-left: 0 !important; }
+div.wide { overflow-x: auto; max-width: 100%; }
 section#verdict { background: #f4f8fc; border: 1px solid #cfe0f0; border-radius: 6px;
                   padding: 0.2em 1.2em 1em; }
 section#verdict h2 { margin-top: 0.6em; }
@@ -98,7 +99,7 @@ def table_html(df: pl.DataFrame, *, max_rows: int = 60) -> str:
 
     from polaroc.report.tables import cell_text, flat
 
-    shown = flat(df.head(max_rows))
+    shown = flat(_pairs_as_names(df.head(max_rows)))
     floats = [n for n, d in shown.schema.items() if d.is_float()]
     shown = shown.with_columns(
         pl.Series(n, [cell_text(v) for v in shown[n].to_list()], dtype=pl.String) for n in floats
@@ -109,7 +110,28 @@ def table_html(df: pl.DataFrame, *, max_rows: int = 60) -> str:
     more = (
         f"<p class='how'>First {max_rows} of {df.height} rows.</p>" if df.height > max_rows else ""
     )
-    return str(gt.as_raw_html(inline_css=False)) + more
+    return f'<div class="wide">{gt.as_raw_html(inline_css=False)}</div>{more}'
+
+
+def _pairs_as_names(df: pl.DataFrame) -> pl.DataFrame:
+    """A list of model-pair structs (the agreement table's ``pairs``) as "a–b, c–d"."""
+    nested = {
+        n: d for n, d in df.schema.items()
+        if isinstance(d, pl.List) and isinstance(d.inner, pl.Struct)
+        and {"model_a", "model_b"} <= {f.name for f in d.inner.fields}
+    }  # fmt: skip
+    return df.with_columns(
+        pl.col(n)
+        .list.eval(
+            pl.concat_str(
+                pl.element().struct.field("model_a").cast(pl.String),
+                pl.lit("–"),
+                pl.element().struct.field("model_b").cast(pl.String),
+            )
+        )
+        .list.join(", ")
+        for n in nested
+    )
 
 
 def _figure(path: Path | None, alt: str) -> str:
@@ -164,6 +186,10 @@ ADJUST_NAMES = {
 }
 
 
+def _shown(metric: str) -> str:
+    return metric.upper() if metric in ("auc", "sauc") else metric
+
+
 def _settings(page: PageInput) -> Settings:
     return page.settings or Settings(metric=page.metric, alpha=page.alpha)
 
@@ -201,11 +227,11 @@ def _one_verdict(
             f"({top['rank']:.2f}; mean {metric} over data sets {top['mean']:.3f})"
         )
     else:
-        ci = (
-            f", 95 % CI {top['ci_low']:.3f}–{top['ci_high']:.3f}"
-            if top.get("ci_low") is not None and top["ci_low"] == top["ci_low"]
-            else ""
-        )
+        low, high = top.get("ci_low"), top.get("ci_high")
+        known = low is not None and high is not None and low == low and high == high
+        if known and settings.metric in BOUNDED:  # an AUC or a rate lies in [0, 1]
+            low, high = max(low, 0.0), min(high, 1.0)
+        ci = f", 95 % CI {low:.3f}–{high:.3f}" if known else ""
         lead = (
             f"{where}, <b>{html.escape(str(top[model]))}</b> has the {extreme} mean {metric} "
             f"({top['mean']:.3f}{ci})"
@@ -215,13 +241,24 @@ def _one_verdict(
     worse = others.filter(~pl.col("tied_with_best").fill_null(False))
     tests = sorted({_test_name(t) for t in rows["test"].drop_nulls().to_list()})
     test = "; ".join(tests) or "no test"
-    adjust = ADJUST_NAMES.get(settings.adjust or "holm", settings.adjust or "Holm")
-    if others.height > 1:
-        test += f", {adjust}-adjusted"
+    bayes = bool(tests) and all(t.startswith("Bayesian") for t in tests)
+    best_name = html.escape(str(top[model]))
+    if bayes:  # posterior probabilities: not p-values, not adjusted
+
+        def label(p: float | None) -> str:
+            known = p is not None and p == p
+            return f"P(not worse) = {p:.2f}" if known else "P = NaN"
+
+        test += f", ROPE ±{settings.rope:g}" if settings.rope is not None else ""
+    else:
+        label = _p
+        adjust = ADJUST_NAMES.get(settings.adjust or "holm", settings.adjust or "Holm")
+        if others.height > 1:
+            test += f", {adjust}-adjusted"
     parts = [lead]
     if tied.height:
         names = [
-            f"{html.escape(str(r[model]))} ({_p(r['p_vs_best'])})"
+            f"{html.escape(str(r[model]))} ({label(r['p_vs_best'])})"
             for r in tied.iter_rows(named=True)
         ]
         verb = "is" if tied.height == 1 else "are"
@@ -231,10 +268,12 @@ def _one_verdict(
         names = [html.escape(str(r[model])) for r in worse.iter_rows(named=True)]
         verb = "is" if worse.height == 1 else "are"
         finite = [p for p in ps if p is not None and p == p]
-        if len(finite) == len(ps) and max(finite) < 0.01:
-            parts.append(
-                f"{_names(names)} {verb} worse (p &lt; 0.01{'' if tied.height else f'; {test}'})"
-            )
+        tail = "" if tied.height else f"; {test}"
+        if bayes:
+            sure = f"P({best_name} practically better) ≥ {1 - settings.alpha:g}"
+            parts.append(f"{_names(names)} {verb} worse ({sure}{tail})")
+        elif len(finite) == len(ps) and max(finite) < 0.01:
+            parts.append(f"{_names(names)} {verb} worse (p &lt; 0.01{tail})")
         else:
             each = [f"{n} ({_p(p)})" for n, p in zip(names, ps, strict=True)]
             parts.append(f"{_names(each)} {verb} worse" + ("" if tied.height else f" ({test})"))
@@ -296,42 +335,48 @@ def verdict_sentences(
     return sentences
 
 
+def _cell(row: Mapping[str, object]) -> str:
+    rank, mean, best, tied = row["rank"], row["mean"], row["best"], row["tied_with_best"]
+    if best is None or rank is None:
+        return "NaN: no decision"
+    mark = "★" if best else "=" if tied else "▼"
+    rank_text = f"{rank:g}" if float(rank).is_integer() else f"{rank:.2f}"  # type: ignore[arg-type]
+    return f"{rank_text} · {mean:.3f} {mark}"
+
+
 def compact_table(verdict: pl.DataFrame, *, model: str, dataset: str) -> pl.DataFrame:
     """Models × data sets: each cell the rank and mean, marked against the best.
 
-    ``★`` the best, ``=`` not distinguishable from it, ``▼`` worse (at the page's α).
+    ``★`` the best, ``=`` not distinguishable from it, ``▼`` worse (at the page's α);
+    models in the order of the verdict across data sets (or of the one data set).
     """
-    mark = (
-        pl.when(pl.col("best")).then(pl.lit(" ★"))
-        .when(pl.col("tied_with_best").fill_null(False)).then(pl.lit(" ="))
-        .otherwise(pl.lit(" ▼"))
-    )  # fmt: skip
-    rank = (
-        pl.when(pl.col("rank") == pl.col("rank").round())
-        .then(pl.col("rank").cast(pl.Int64).cast(pl.String))
-        .otherwise(pl.col("rank").round(2).cast(pl.String))
-    )
-    cell = pl.concat_str(rank, pl.lit(" · "), pl.col("mean").round(3).cast(pl.String), mark)
+    across = "across (mean rank)"
+    per = verdict.to_dicts()
     if dataset not in verdict.columns:
-        return verdict.sort("rank", model).select(model, cell.alias("this log"))
-    order = (
-        verdict.filter(pl.col(dataset).is_null()).sort("rank", model)[model].to_list()
-        if verdict[dataset].null_count()
-        else sorted(verdict[model].unique().to_list(), key=str)
+        rows = sorted(per, key=lambda r: (r["rank"] is None, r["rank"] or 0, str(r[model])))
+        return pl.DataFrame({model: [str(r[model]) for r in rows],
+                             "this log": [_cell(r) for r in rows]})  # fmt: skip
+    overall = [r for r in per if r[dataset] is None]
+    ordered = overall or per
+    order = list(dict.fromkeys(
+        str(r[model]) for r in sorted(
+            ordered, key=lambda r: (r["rank"] is None, r["rank"] or 0, str(r[model])))
+    ))  # fmt: skip
+    sets = sorted({str(r[dataset]) for r in per if r[dataset] is not None})
+    cells = {(str(r[model]), across if r[dataset] is None else str(r[dataset])): _cell(r)
+             for r in per}  # fmt: skip
+    columns = [*sets, *([across] if overall else [])]
+    return pl.DataFrame(
+        {model: order, **{c: [cells.get((m, c), "") for m in order] for c in columns}}
     )
-    wide = verdict.with_columns(
-        pl.col(dataset).cast(pl.String).fill_null("across (mean rank)"), cell=cell
-    ).pivot(on=dataset, index=model, values="cell", aggregate_function="first")
-    first = [c for c in wide.columns if c != model and c != "across (mean rank)"]
-    columns = [
-        model,
-        *sorted(first),
-        *(["across (mean rank)"] if "across (mean rank)" in wide.columns else []),
-    ]
-    ranked = pl.DataFrame(
-        {model: order, "_o": range(len(order))}, schema_overrides={model: wide.schema[model]}
-    )
-    return wide.join(ranked, on=model, how="left").sort("_o", nulls_last=True).select(columns)
+
+
+CD_NOTE = (
+    "<p class='how'>The diagram joins models whose mean ranks differ by less than Nemenyi's "
+    "critical difference, a test of every pair at once; the verdict compares each model "
+    "with the best only (its p-value adjusted over the k − 1 comparisons). Where a bar and "
+    "the verdict disagree, the verdict counts.</p>"
+)
 
 
 def verdict_section(page: PageInput) -> str:
@@ -347,9 +392,10 @@ def verdict_section(page: PageInput) -> str:
     )
     text = "".join(f'<p class="verdict">{s}</p>' for s in sentences)
     better = "higher" if settings.higher_is_better else "lower"
+    shown = settings.metric.upper() if settings.metric in ("auc", "sauc") else settings.metric
     how = (
         f"The best model has the {'highest' if settings.higher_is_better else 'lowest'} mean "
-        f"{html.escape(settings.metric)} ({better} is better); every other model is "
+        f"{html.escape(shown)} ({better} is better); every other model is "
         "compared with it by the one test the design calls for (comparisons with a control, "
         "Demšar 2006), the k − 1 p-values adjusted together. Each test and its settings are "
         'listed under <a href="#settings">Settings</a>; nothing further down overrides this '
@@ -360,13 +406,11 @@ def verdict_section(page: PageInput) -> str:
         "<p class='how'>Each cell: rank · mean; ★ best, = not distinguishable from the best, "
         f"▼ worse at α = {settings.alpha:g}.</p>"
     )
-    body = (
-        text
-        + table_html(compact)
-        + legend
-        + _figure(page.figures.get(figure_key("cd", ())), "critical-difference diagram")
-    )
-    return _section(2, "verdict", "Verdict", how, body)
+    cd = _figure(page.figures.get(figure_key("cd", ())), "critical-difference diagram")
+    if cd:
+        cd += CD_NOTE
+    body = table_html(compact) + legend + cd + f'<p class="how">{how}</p>'
+    return f'<section id="verdict"><h2>Verdict</h2>{text}{body}</section>'
 
 
 def settings_section(page: PageInput) -> str:
@@ -469,6 +513,9 @@ def evaluated(page: PageInput) -> str:
     return _section(2, "evaluated", "What was evaluated", how, table_html(overview) + notes)
 
 
+BOUNDED = frozenset({"auc", "error", "average_precision", "brier"})
+
+
 def _with_ci(page: PageInput, summary: pl.DataFrame, key: Mapping[str, object]) -> pl.DataFrame:
     """The summary with the verdict's CI of the compared metric beside it."""
     verdict = page.verdict
@@ -483,9 +530,10 @@ def _with_ci(page: PageInput, summary: pl.DataFrame, key: Mapping[str, object]) 
     if rows is None or rows.is_empty():
         return summary
     m = page.metric
-    ci = rows.select(
-        page.model, pl.col("ci_low").alias(f"{m}_ci_low"), pl.col("ci_high").alias(f"{m}_ci_high")
-    )
+    low, high = pl.col("ci_low"), pl.col("ci_high")
+    if m in BOUNDED:  # a rate or an AUC lies in [0, 1]; a t interval may not
+        low, high = low.clip(0.0, 1.0), high.clip(0.0, 1.0)
+    ci = rows.select(page.model, low.alias(f"{m}_ci_low"), high.alias(f"{m}_ci_high"))
     ci = ci.with_columns(pl.col(page.model).cast(summary.schema[page.model]))
     joined = summary.join(ci, on=page.model, how="left", maintain_order="left")
     after = f"{m}_mean" if f"{m}_mean" in joined.columns else joined.columns[-3]
@@ -500,7 +548,7 @@ def summary(page: PageInput, key: Mapping[str, object], anchor_id: str) -> str:
         "Per model, the mean and standard deviation over folds of the AUC (Bradley 1997; "
         "for more than two classes Hand &amp; Till's (2001) M), the scored AUC (Wu &amp; "
         f"Flach 2005) and the error rate, with the 95 % CI of the mean {html.escape(page.metric)} "
-        "the verdict reports; best first."
+        "the verdict reports (clipped to [0, 1], where the metric lives); best first."
     )
     table = _with_ci(page, _need(page, "summary", key), key)
     return _section(3, anchor_id, "Per-model summary", how, table_html(table))
@@ -682,8 +730,10 @@ def across(page: PageInput) -> str:
         "models joined by a thick bar are not separated by the Nemenyi test; the verdict "
         "across data sets is Friedman's test then Nemenyi's (Wilcoxon's for two models)."
     )
-    body = _fig(page, "cd", (), "critical-difference diagram") + _optional(
-        page, _across_text(_settings(page)), ""
+    body = (
+        _fig(page, "cd", (), "critical-difference diagram")
+        + CD_NOTE
+        + _optional(page, _across_text(_settings(page)), "")
     )
     return _section(2, "across", "Across data sets", how, body)
 
@@ -865,7 +915,8 @@ def report_page(page: PageInput) -> str:
                 f"<h2>Data set {html.escape(title)}</h2>{inner}</section>"
             )
     else:
-        body.append(dataset_sections(page, {}, bool(page.kinds["multiclass"][0])))
+        inner = dataset_sections(page, {}, bool(page.kinds["multiclass"][0]))
+        body.append(f'<section id="results" class="dataset"><h2>Results</h2>{inner}</section>')
     if page.dataset in page.by and page.kinds.height >= 2:
         body.append(across(page))
     body.append(appendix(page))
@@ -876,7 +927,7 @@ def report_page(page: PageInput) -> str:
         f"<meta name='viewport' content='width=device-width, initial-scale=1'>"
         f"<title>{title}</title><style>{STYLE}</style></head><body>"
         f"<h1>{title}</h1><p class='how'>Comparison of classifiers from their logged "
-        f"scores on {html.escape(settings.metric)} at α = {settings.alpha:g}.</p>"
+        f"scores on {html.escape(_shown(settings.metric))} at α = {settings.alpha:g}.</p>"
         + _nav("".join(body))
         + "".join(body)
         + "</body></html>\n"

@@ -53,8 +53,19 @@ class Settings:
     """Every choice the report made: the page states each one.
 
     ``seed`` seeds every randomised test (the Bayesian signed-rank test's posterior
-    samples), so two runs write identical tables and pages. ``weight`` and ``repeat``
-    are the log's case-weight and repetition columns (``weight=None``: unweighted).
+    samples), so two runs write identical tables and pages. ``weight`` is the log's
+    case-weight column (``None``: unweighted). A threshold that is not finite (``nan``)
+    is refused.
+
+    Examples
+    --------
+    >>> from polaroc.report import Settings
+    >>> Settings(metric="error").higher_is_better
+    False
+    >>> Settings(threshold=float("nan"))
+    Traceback (most recent call last):
+    ...
+    ValueError: --threshold must be a finite number, got nan
     """
 
     metric: str = "auc"
@@ -535,6 +546,21 @@ def _has_float(dtype: pl.DataType) -> bool:
     return dtype.is_float()
 
 
+def settled(df: pl.DataFrame) -> pl.DataFrame:
+    """``df`` with every float (also inside nested columns) to 12 significant digits.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> from polaroc.report.tables import settled
+    >>> settled(pl.DataFrame({"x": [0.1 + 0.2]}))["x"].item()
+    0.3
+    """
+    return df.with_columns(
+        _settled(pl.col(n), d).alias(n) for n, d in df.schema.items() if _has_float(d)
+    )
+
+
 def sorted_table(name: str, df: pl.DataFrame) -> pl.DataFrame:
     """``df`` in one order and to one precision from run to run.
 
@@ -553,9 +579,7 @@ def sorted_table(name: str, df: pl.DataFrame) -> pl.DataFrame:
     >>> sorted_table("folds", table)["model"].to_list()
     ['a', 'b']
     """
-    df = df.with_columns(
-        _settled(pl.col(n), d).alias(n) for n, d in df.schema.items() if _has_float(d)
-    )
+    df = settled(df)
     if name in ORDERED:
         return df
     keys = [n for n, d in df.schema.items() if not d.is_nested() and d != pl.Object]

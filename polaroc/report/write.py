@@ -23,6 +23,7 @@ from polaroc.report.tables import (
     Settings,
     optional_tables,
     report_tables,
+    settled,
     sorted_table,
     write_tables,
 )
@@ -180,10 +181,10 @@ def _verdict(folds: pl.DataFrame, rep: Report, settings: Settings) -> pl.DataFra
     verdict = getattr(compare, "verdict", None)
     if verdict is None:
         return None
-    by = rep.by or ()
+    # by=None: the verdict's own default (per data set, and across data sets)
     kwargs: dict[str, Any] = {
         "metric": settings.metric, "alpha": settings.alpha, "adjust": settings.adjust or "holm",
-        "rope": settings.rope, "by": by, "model": rep.columns.model, "fold": rep.columns.fold,
+        "rope": settings.rope, "model": rep.columns.model, "fold": rep.columns.fold,
         "repeat": rep.columns.repeat, "dataset": rep.columns.dataset, "seed": settings.seed,
     }  # fmt: skip
     from polaroc.report.tables import _accepted
@@ -309,7 +310,7 @@ def write_report(
     frames = run("collecting", lambda: pl.collect_all(plans, engine="in-memory"))
     results = dict(zip(names, frames, strict=True))
     tables = {k: sorted_table(k, results[k]) for k in rep.tables}
-    curves = {k: results[f"curve_{k}"] for k in rep.curves}
+    curves = {k: settled(results[f"curve_{k}"]) for k in rep.curves}  # same pixels every run
     optional = _collect_optional(
         optional_tables(
             tables["folds"].lazy(), metric=metric, alpha=alpha, by=rep.by,

@@ -30,10 +30,10 @@ def test_page_is_self_contained(demo_page):
 
 def test_sections_come_in_reading_order(demo_page):
     ids = re.findall(r'<section id="([^"]+)"', demo_page)
-    assert ids[:6] == ["verdict", "settings", "evaluated", "summary-log", "paired-log",
-                       "figures-log"]  # fmt: skip
-    assert ids[6] == "appendix"
-    appendix = ids[7:]
+    assert ids[:7] == ["verdict", "settings", "evaluated", "results", "summary-log",
+                       "paired-log", "figures-log"]  # fmt: skip
+    assert ids[7] == "appendix"
+    appendix = ids[8:]
     assert {"appendix-anova", "appendix-duncan", "appendix-agreement", "appendix-pooling",
             "appendix-se-vs-sd"} <= set(appendix)  # fmt: skip
     nav = demo_page[demo_page.index("<nav>") : demo_page.index("</nav>")]
