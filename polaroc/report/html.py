@@ -210,6 +210,15 @@ def _test_name(test: object) -> str:
     return TEST_NAMES.get(str(test), str(test).replace("_", " "))
 
 
+def _interval(low: float | None, high: float | None, bounded: bool) -> str:
+    """The text ", 95 % CI a–b" (clipped to [0, 1] for an AUC or a rate); "" when unknown."""
+    if low is None or high is None or low != low or high != high:
+        return ""
+    if bounded:
+        low, high = max(low, 0.0), min(high, 1.0)
+    return f", 95 % CI {low:.3f}–{high:.3f}"
+
+
 def _one_verdict(
     rows: pl.DataFrame, where: str, settings: Settings, model: str, across: bool
 ) -> str:
@@ -227,11 +236,7 @@ def _one_verdict(
             f"({top['rank']:.2f}; mean {metric} over data sets {top['mean']:.3f})"
         )
     else:
-        low, high = top.get("ci_low"), top.get("ci_high")
-        known = low is not None and high is not None and low == low and high == high
-        if known and settings.metric in BOUNDED:  # an AUC or a rate lies in [0, 1]
-            low, high = max(low, 0.0), min(high, 1.0)
-        ci = f", 95 % CI {low:.3f}–{high:.3f}" if known else ""
+        ci = _interval(top.get("ci_low"), top.get("ci_high"), settings.metric in BOUNDED)
         lead = (
             f"{where}, <b>{html.escape(str(top[model]))}</b> has the {extreme} mean {metric} "
             f"({top['mean']:.3f}{ci})"

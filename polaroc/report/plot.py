@@ -304,7 +304,13 @@ def duncan_groups(duncan: FrameLike, *, model: str = "model") -> Figure:
     return cast("Figure", fig)
 
 
-def pairwise_heatmap(pairwise: FrameLike, *, model: str = "model", value: str = "a") -> Figure:
+def pairwise_heatmap(
+    pairwise: FrameLike,
+    *,
+    model: str = "model",
+    value: str = "a",
+    order: Sequence[object] | None = None,
+) -> Figure:
     """Hand & Till's pairwise separabilities A(i, j) as one heat map per model.
 
     Shows which pairs of classes a model separates well even when its M (the mean
@@ -320,6 +326,8 @@ def pairwise_heatmap(pairwise: FrameLike, *, model: str = "model", value: str = 
         The model column (a table without it is drawn as one map).
     value
         The separability column to draw (``a``, ``a_i_j`` or ``a_j_i``).
+    order
+        The models' panel order (e.g. best first, as the tables); default by name.
 
     Returns
     -------
@@ -339,7 +347,7 @@ def pairwise_heatmap(pairwise: FrameLike, *, model: str = "model", value: str = 
     cells = df.group_by(model, "class_i", "class_j").agg(pl.col(value).mean())
     classes = sorted(set(cells["class_i"].to_list()) | set(cells["class_j"].to_list()), key=str)
     index = {c: k for k, c in enumerate(classes)}
-    models = sorted(cells[model].unique().to_list(), key=str)
+    models = _models(cells[model], order)
     fig, axes = _grid(len(models), width=3.8, height=3.4)
     lowest = cast("float | None", cells[value].drop_nans().min())
     # Chance (0.5) at the bottom of the scale unless every pair does better.
@@ -353,6 +361,11 @@ def pairwise_heatmap(pairwise: FrameLike, *, model: str = "model", value: str = 
         ):
             grid[index[ci]][index[cj]] = grid[index[cj]][index[ci]] = a
         image = ax.imshow(grid, vmin=vmin, vmax=1.0, cmap="viridis")
+        for i, row in enumerate(grid):
+            for j, a in enumerate(row):
+                if i != j and a == a:
+                    ax.text(j, i, f"{a:.2f}", ha="center", va="center", fontsize=7,
+                            color="white" if a < vmin + 0.5 * (1 - vmin) else "black")  # fmt: skip
         ax.set_xticks(range(len(classes)), [str(c) for c in classes], rotation=90)
         ax.set_yticks(range(len(classes)), [str(c) for c in classes])
         ax.set_title(f"{name}: A(i, j)")
@@ -891,7 +904,7 @@ def posterior(
     a_better, b_better = ("p_a_higher", "p_b_higher") if higher_is_better else (
         "p_b_higher", "p_a_higher")  # fmt: skip
     pairs = [f"{a} vs {b}" for a, b in df.select("model_a", "model_b").iter_rows()]
-    fig, ax = plt.subplots(figsize=(7.6, max(1.8, 0.38 * len(pairs) + 1.3)))
+    fig, ax = plt.subplots(figsize=(7.6, max(2.2, 0.38 * len(pairs) + 1.6)), layout="constrained")
     y = list(range(len(pairs)))
     left = [0.0] * len(pairs)
     width = f" ±{rope:g}" if rope is not None else ""
@@ -913,8 +926,8 @@ def posterior(
     ax.set_xlim(0, 1)
     ax.set_xlabel(f"posterior probability ({metric}; {'higher' if higher_is_better else 'lower'}"
                   " is better)")  # fmt: skip
-    ax.legend(loc="upper left", bbox_to_anchor=(0, -0.25 if len(pairs) < 4 else -0.12),
-              ncols=3, fontsize="small", frameon=False)  # fmt: skip
-    ax.set_title("Bayesian comparison: where the posterior puts the difference a − b")
-    fig.tight_layout()
+    ax.legend(loc="lower left", bbox_to_anchor=(0, 1.0), ncols=3, fontsize="small",
+              frameon=False)  # fmt: skip
+    fig.suptitle("Bayesian comparison: where the posterior puts the difference a − b",
+                 fontsize="medium")  # fmt: skip
     return cast("Figure", fig)

@@ -13,11 +13,14 @@ import math
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
 from polaroc._input import FrameLike, LogColumns, as_lazy
+
+if TYPE_CHECKING:
+    from polars._typing import PolarsDataType
 from polaroc._log import read_log
 from polaroc.compare.paired import paired_ttest, test_agreement
 from polaroc.compare.spread import se_vs_sd
@@ -517,7 +520,7 @@ def flat(df: pl.DataFrame) -> pl.DataFrame:
     )
 
 
-ORDERED = frozenset({"summary", "duncan", "mean_ranks", "verdict", "compact"})
+ORDERED = frozenset({"summary", "anova", "duncan", "mean_ranks", "verdict", "compact"})
 """Tables whose row order means something (best first); the others are sorted by value."""
 
 
@@ -525,7 +528,7 @@ SIGNIFICANT_DIGITS = 12
 """Digits a written table keeps of each float (the last bits of a parallel sum vary)."""
 
 
-def _settled(expr: pl.Expr, dtype: pl.DataType) -> pl.Expr:
+def _settled(expr: pl.Expr, dtype: PolarsDataType) -> pl.Expr:
     """``expr`` with every float inside it (lists, structs too) to 12 significant digits."""
     if dtype.is_float():
         return expr.round_sig_figs(SIGNIFICANT_DIGITS)
@@ -538,7 +541,7 @@ def _settled(expr: pl.Expr, dtype: pl.DataType) -> pl.Expr:
     return expr
 
 
-def _has_float(dtype: pl.DataType) -> bool:
+def _has_float(dtype: PolarsDataType) -> bool:
     if isinstance(dtype, pl.Struct):
         return any(_has_float(f.dtype) for f in dtype.fields)
     if isinstance(dtype, pl.List | pl.Array):

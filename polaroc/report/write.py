@@ -137,7 +137,7 @@ def _figures(
                 part, model=model, class_=rep.columns.class_, order=orders.get(key)))  # fmt: skip
     if "pairwise" in tables:
         for key, part in _parts(tables["pairwise"], rep.by).items():
-            save("pairwise", key, plot.pairwise_heatmap(part, model=model))
+            save("pairwise", key, plot.pairwise_heatmap(part, model=model, order=orders.get(key)))
     for name in ("bayes_ttest", "bayes_signed_rank"):
         table = optional.get(name)
         if isinstance(table, pl.DataFrame) and table.height:
