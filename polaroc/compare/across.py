@@ -15,31 +15,36 @@ from typing import Literal
 
 import polars as pl
 
-from polaroc._dist import (
+from polaroc._input import ColumnLike, FrameLike, as_lazy, as_names, require_columns
+from polaroc.compare._dist import (
     binom_half_p,
     chi2_sf,
     f_sf,
     normal_sf,
-    signed_rank_exact_p,
+    signed_rank_tails,
     studentized_range_ppf,
     studentized_range_sf,
 )
-from polaroc._input import ColumnLike, FrameLike, as_lazy, as_names, require_columns
-from polaroc._table import (
+from polaroc.compare._table import (
     DIGITS,
     VALUE,
     Adjust,
+    Alternative,
     FoldTable,
     check_adjust,
     check_alpha,
+    check_alternative,
     checked,
     metric_expr,
     negligible,
+    non_finite,
     pair_differences,
     poisoned,
     settled_difference,
+    two_sided,
     with_adjusted,
 )
+from polaroc.compare._table import higher_is_better as metric_higher_is_better
 
 __all__ = ["friedman_test", "mean_ranks", "nemenyi_test", "sign_test", "wilcoxon_test"]
 
@@ -85,6 +90,7 @@ def wilcoxon_test(
     alpha: float = 0.05,
     method: Literal["auto", "exact", "asymptotic"] = "auto",
     adjust: Adjust = None,
+    alternative: Alternative = "two-sided",
     model: str = "model",
     dataset: str = "dataset",
 ) -> pl.LazyFrame:
@@ -116,9 +122,13 @@ def wilcoxon_test(
         correction Σ(t³ − t)/48, no continuity correction; ``"auto"`` (default):
         exact when N ≤ 50 with no ties and no zero differences, else asymptotic.
     adjust
-        ``"holm"`` or ``"bonferroni"``: add ``p_adjusted``, adjusted across the
-        model pairs of each ``by`` group (NaN p-values take no part), and base
-        ``reject`` on it.
+        A ``statsmodels`` ``multipletests`` method — ``"holm"``, ``"bonferroni"``,
+        ``"sidak"``, ``"hochberg"``, ``"hommel"``, ``"fdr_bh"`` or ``"fdr_by"``: add
+        ``p_adjusted``, adjusted across the model pairs of each ``by`` group (m counts
+        every pair; a NaN p-value stays NaN and counts as p = 1), and base ``reject`` on it.
+    alternative
+        ``"two-sided"`` (default), ``"greater"`` (H₁: a > b) or ``"less"`` (H₁: a < b)
+        for ``p_value`` (as ``scipy.stats.wilcoxon``).
     model, dataset
         Column names of the table.
 
@@ -126,9 +136,11 @@ def wilcoxon_test(
     -------
     pl.LazyFrame
         One row per unordered model pair: by…, ``model_a`` < ``model_b``, ``n``
-        (data sets used), ``r_plus`` (ranks where a > b), ``r_minus``,
-        ``statistic`` (min(R⁺, R⁻)), ``z``, ``method``, ``p_value``, ``reject``
-        (and ``p_adjusted`` before it with ``adjust``). A data set where either
+        (data sets used), ``estimate`` (mean of the differences a − b),
+        ``statistic`` (min(R⁺, R⁻) two-sided, R⁺ one-sided, as scipy), ``p_value``,
+        [``p_adjusted``], ``reject``, then ``r_plus`` (ranks where a > b),
+        ``r_minus``, ``zstatistic`` (the normal approximation's z) and ``method``. A data set where
+        either
         mean is null is left out of that pair; a NaN makes the pair's statistics
         NaN and ``reject`` null.
 
@@ -156,26 +168,29 @@ def wilcoxon_test(
     ...             0.739, 0.796, 0.922, 0.655, 0.853, 0.772, 0.898, 0.801],
     ... })
     >>> pr.wilcoxon_test(table, "auc").select(
-    ...     "model_a", "model_b", "n", "r_plus", "r_minus", "method", "p_value"
+    ...     "model_a", "model_b", "n", "statistic", "p_value", "r_plus", "r_minus", "method"
     ... ).collect()
-    shape: (1, 7)
-    ┌─────────┬─────────┬─────┬────────┬─────────┬────────┬───────────┐
-    │ model_a ┆ model_b ┆ n   ┆ r_plus ┆ r_minus ┆ method ┆ p_value   │
-    │ ---     ┆ ---     ┆ --- ┆ ---    ┆ ---     ┆ ---    ┆ ---       │
-    │ str     ┆ str     ┆ u32 ┆ f64    ┆ f64     ┆ str    ┆ f64       │
-    ╞═════════╪═════════╪═════╪════════╪═════════╪════════╪═══════════╡
-    │ c45     ┆ nb      ┆ 8   ┆ 34.0   ┆ 2.0     ┆ exact  ┆ 0.0234375 │
-    └─────────┴─────────┴─────┴────────┴─────────┴────────┴───────────┘
+    shape: (1, 8)
+    ┌─────────┬─────────┬─────┬───────────┬───────────┬────────┬─────────┬────────┐
+    │ model_a ┆ model_b ┆ n   ┆ statistic ┆ p_value   ┆ r_plus ┆ r_minus ┆ method │
+    │ ---     ┆ ---     ┆ --- ┆ ---       ┆ ---       ┆ ---    ┆ ---     ┆ ---    │
+    │ str     ┆ str     ┆ i64 ┆ f64       ┆ f64       ┆ f64    ┆ f64     ┆ str    │
+    ╞═════════╪═════════╪═════╪═══════════╪═══════════╪════════╪═════════╪════════╡
+    │ c45     ┆ nb      ┆ 8   ┆ 2.0       ┆ 0.0234375 ┆ 34.0   ┆ 2.0     ┆ exact  │
+    └─────────┴─────────┴─────┴───────────┴───────────┴────────┴─────────┴────────┘
     """
     check_alpha(alpha)
     check_adjust(adjust)
+    check_alternative(alternative)
     if method not in ("auto", "exact", "asymptotic"):
         msg = f"method must be 'auto', 'exact' or 'asymptotic', got {method!r}"
         raise ValueError(msg)
     ft = dataset_means(table, metric=metric, by=by, model=model, dataset=dataset)
     by_ = ft.by
     keys = [*by_, "model_a", "model_b"]
-    pairs = pair_differences(ft).select(*keys, settled_difference().alias("_pr_d"))
+    pairs = pair_differences(ft).select(
+        *keys, settled_difference().alias("_pr_d"), _pr_raw=pl.col("_pr_diff")
+    )
     pairs = pairs.with_columns(_pr_size=pl.col("_pr_d").abs())
     pairs = pairs.with_columns(
         _pr_rank=pl.col("_pr_size").rank("average").over(keys),
@@ -184,12 +199,13 @@ def wilcoxon_test(
     )
     r, dd = pl.col("_pr_rank"), pl.col("_pr_d")
     stats = pairs.group_by(keys).agg(
-        n=pl.len(),
+        n=pl.len().cast(pl.Int64),
+        estimate=pl.col("_pr_raw").mean(),
         r_plus=r.filter(dd > 0).sum() + r.filter(dd == 0).sum() / 2.0,
         r_minus=r.filter(dd < 0).sum() + r.filter(dd == 0).sum() / 2.0,
         _pr_ties=pl.col("_pr_tie").sum(),
         _pr_untied=(pl.col("_pr_tie") == 0).all() & (dd != 0).all(),
-        _pr_nan=dd.is_nan().any(),
+        _pr_nan=non_finite(dd).any(),
     )
     n = pl.col("n").cast(pl.Float64)
     sigma = ((n * (n + 1) * (2 * n + 1) - pl.col("_pr_ties") / 2.0) / 24.0).sqrt()
@@ -199,26 +215,19 @@ def wilcoxon_test(
     else:
         use_exact = pl.lit(method == "exact")
     chosen = pl.when(use_exact).then(pl.lit("exact")).otherwise(pl.lit("asymptotic"))
-    exact = signed_rank_exact_p(pl.col("r_plus"), pl.col("n"))
-    asymptotic = 2.0 * normal_sf(pl.col("z").abs())
-    out = stats.with_columns(z=z, method=chosen).with_columns(
+    r_plus, zc = pl.col("r_plus"), pl.col("zstatistic")
+    exact = two_sided(*signed_rank_tails(r_plus, pl.col("n")), alternative)
+    asymptotic = two_sided(normal_sf(zc), normal_sf(-zc), alternative)
+    out = stats.with_columns(zstatistic=z, method=chosen).with_columns(
         p_value=pl.when(pl.col("method") == "exact").then(exact).otherwise(asymptotic)
     )
-    p = pl.col("p_value")
-    out = out.select(
-        *keys,
-        "n",
-        "r_plus",
-        "r_minus",
-        statistic=pl.min_horizontal("r_plus", "r_minus"),
-        z="z",
-        method="method",
-        p_value=p,
-        _pr_nan="_pr_nan",
-    )
-    out = poisoned(out, "_pr_nan", keep=[*keys, "n"], nulled=["method"])
-    columns = [*keys, "n", "r_plus", "r_minus", "statistic", "z", "method", "p_value"]
-    return with_adjusted(out, columns, by_, alpha, adjust).sort(keys)
+    # scipy's statistic: min(R⁺, R⁻) two-sided, R⁺ one-sided
+    statistic = pl.min_horizontal("r_plus", "r_minus") if alternative == "two-sided" else r_plus
+    out = out.with_columns(statistic=statistic)
+    columns = [*keys, "n", "estimate", "statistic", "p_value", "r_plus", "r_minus"]
+    columns += ["zstatistic", "method", "_pr_nan"]
+    out = with_adjusted(out, columns, by_, alpha, adjust)
+    return poisoned(out, "_pr_nan", keep=[*keys, "n"], nulled=["method"]).sort(keys)
 
 
 # ------------------------------------------------------------------------ sign test
@@ -231,6 +240,8 @@ def sign_test(
     by: str | Iterable[str] | None = (),
     alpha: float = 0.05,
     adjust: Adjust = None,
+    alternative: Alternative = "two-sided",
+    higher_is_better: bool | None = None,
     model: str = "model",
     dataset: str = "dataset",
 ) -> pl.LazyFrame:
@@ -255,8 +266,19 @@ def sign_test(
     alpha
         Significance level of ``reject``.
     adjust
-        ``"holm"`` or ``"bonferroni"``: add ``p_adjusted`` across the model pairs of
-        each ``by`` group and base ``reject`` on it.
+        A ``statsmodels`` ``multipletests`` method — ``"holm"``, ``"bonferroni"``,
+        ``"sidak"``, ``"hochberg"``, ``"hommel"``, ``"fdr_bh"`` or ``"fdr_by"``: add
+        ``p_adjusted``, adjusted across the model pairs of each ``by`` group (m counts
+        every pair; a NaN p-value stays NaN and counts as p = 1), and base ``reject`` on it.
+    alternative
+        ``"two-sided"`` (default), ``"greater"`` (H₁: a > b) or ``"less"`` (H₁: a < b)
+        for ``p_value`` (as ``scipy.stats.binomtest``
+        on the data sets where a > b).
+    higher_is_better
+        Whether a higher metric is better, for ``wins_a``/``wins_b`` (data sets where
+        each model is the better one). ``None`` (default): inferred from the
+        metric's name (``error``, ``brier``, ``log_loss``, ``cost``, ``loss*`` are
+        lower-is-better). ``statistic`` and ``alternative`` always read a − b.
     model, dataset
         Column names of the table.
 
@@ -288,34 +310,49 @@ def sign_test(
     ...     "auc": [0.76, 0.83, 0.91, 0.70, 0.88, 0.79, 0.95, 0.81,
     ...             0.739, 0.796, 0.922, 0.655, 0.853, 0.772, 0.898, 0.81],
     ... })
-    >>> pr.sign_test(table, "auc").collect()
+    >>> pr.sign_test(table, "auc").select(
+    ...     "model_a", "model_b", "n", "p_value", "wins_a", "wins_b", "ties"
+    ... ).collect()
     shape: (1, 7)
-    ┌─────────┬─────────┬────────┬────────┬──────┬─────────┬────────┐
-    │ model_a ┆ model_b ┆ wins_a ┆ wins_b ┆ ties ┆ p_value ┆ reject │
-    │ ---     ┆ ---     ┆ ---    ┆ ---    ┆ ---  ┆ ---     ┆ ---    │
-    │ str     ┆ str     ┆ i64    ┆ i64    ┆ i64  ┆ f64     ┆ bool   │
-    ╞═════════╪═════════╪════════╪════════╪══════╪═════════╪════════╡
-    │ c45     ┆ nb      ┆ 6      ┆ 1      ┆ 1    ┆ 0.125   ┆ false  │
-    └─────────┴─────────┴────────┴────────┴──────┴─────────┴────────┘
+    ┌─────────┬─────────┬─────┬─────────┬────────┬────────┬──────┐
+    │ model_a ┆ model_b ┆ n   ┆ p_value ┆ wins_a ┆ wins_b ┆ ties │
+    │ ---     ┆ ---     ┆ --- ┆ ---     ┆ ---    ┆ ---    ┆ ---  │
+    │ str     ┆ str     ┆ i64 ┆ f64     ┆ i64    ┆ i64    ┆ i64  │
+    ╞═════════╪═════════╪═════╪═════════╪════════╪════════╪══════╡
+    │ c45     ┆ nb      ┆ 8   ┆ 0.125   ┆ 6      ┆ 1      ┆ 1    │
+    └─────────┴─────────┴─────┴─────────┴────────┴────────┴──────┘
     """
     check_alpha(alpha)
     check_adjust(adjust)
+    check_alternative(alternative)
+    higher = metric_higher_is_better(metric, higher_is_better)
     ft = dataset_means(table, metric=metric, by=by, model=model, dataset=dataset)
     keys = [*ft.by, "model_a", "model_b"]
     pairs = pair_differences(ft).select(*keys, settled_difference().alias("_pr_d"))
     dd = pl.col("_pr_d")
-    nan = dd.is_nan().any()
+    nan = non_finite(dd).any()
+    above, below = (dd > 0).sum().cast(pl.Int64), (dd < 0).sum().cast(pl.Int64)
     counts = pairs.group_by(keys).agg(
-        wins_a=pl.when(~nan).then((dd > 0).sum().cast(pl.Int64)),
-        wins_b=pl.when(~nan).then((dd < 0).sum().cast(pl.Int64)),
-        ties=pl.when(~nan).then((dd == 0).sum().cast(pl.Int64)),
+        n=pl.len().cast(pl.Int64),
+        _pr_above=above,
+        _pr_below=below,
+        ties=(dd == 0).sum().cast(pl.Int64),
         _pr_nan=nan,
     )
+    wins_a, wins_b = ("_pr_above", "_pr_below") if higher else ("_pr_below", "_pr_above")
     half = pl.col("ties") // 2
-    p = binom_half_p(pl.col("wins_a") + half, pl.col("wins_a") + pl.col("wins_b") + 2 * half)
-    out = counts.with_columns(p_value=pl.when(pl.col("_pr_nan")).then(float("nan")).otherwise(p))
-    columns = [*keys, "wins_a", "wins_b", "ties", "p_value"]
-    return with_adjusted(out, columns, ft.by, alpha, adjust).sort(keys)
+    k = pl.col("_pr_above") + half  # data sets where a > b, ties split (scipy's binomtest k)
+    trials = pl.col("_pr_above") + pl.col("_pr_below") + 2 * half
+    out = counts.with_columns(
+        wins_a=pl.col(wins_a),
+        wins_b=pl.col(wins_b),
+        statistic=k.cast(pl.Float64),
+        p_value=binom_half_p(k, trials, alternative),
+    ).with_columns(estimate=(pl.col("wins_a") - pl.col("wins_b")).cast(pl.Float64))
+    columns = [*keys, "n", "estimate", "statistic", "p_value", "wins_a", "wins_b", "ties"]
+    out = with_adjusted(out, [*columns, "_pr_nan"], ft.by, alpha, adjust)
+    out = poisoned(out, "_pr_nan", keep=[*keys, "n"], nulled=["wins_a", "wins_b", "ties"])
+    return out.sort(keys)
 
 
 # ------------------------------------------------------------- Friedman, Nemenyi
@@ -345,8 +382,8 @@ def _rank_summary(ft: FoldTable, higher_is_better: bool) -> pl.LazyFrame:
         _pr_nan=pl.col("_pr_nan").any(),
     )
     sizes = [
-        pl.col(ft.fold).n_unique().alias("n_datasets"),
-        pl.col(ft.model).n_unique().alias("n_models"),
+        pl.col(ft.fold).n_unique().cast(pl.Int64).alias("n"),
+        pl.col(ft.model).n_unique().cast(pl.Int64).alias("n_models"),
         pl.col("_pr_tie").sum().alias("_pr_ties"),
     ]
     counts = ranked.group_by(ft.by).agg(sizes) if ft.by else ranked.select(sizes)
@@ -360,7 +397,7 @@ def _critical_difference(alpha: float) -> pl.Expr:
     # studentized range quantile (k means, infinite df) divided by √2.
     k = pl.col("n_models")
     q = studentized_range_ppf(1.0 - alpha, k, float("inf")) / _SQRT2
-    return q * (k * (k + 1) / (6.0 * pl.col("n_datasets"))).sqrt()
+    return q * (k * (k + 1) / (6.0 * pl.col("n"))).sqrt()
 
 
 def mean_ranks(
@@ -369,7 +406,7 @@ def mean_ranks(
     *,
     by: str | Iterable[str] | None = (),
     alpha: float = 0.05,
-    higher_is_better: bool = True,
+    higher_is_better: bool | None = None,
     model: str = "model",
     dataset: str = "dataset",
 ) -> pl.LazyFrame:
@@ -387,13 +424,15 @@ def mean_ranks(
     alpha
         Level of the critical difference ``cd``.
     higher_is_better
-        ``True`` for AUC-like metrics; ``False`` for error rates and costs.
+        ``True`` for AUC-like metrics (rank 1 = highest), ``False`` for error rates
+        and costs; ``None`` (default): inferred from the metric's name (``error``,
+        ``brier``, ``log_loss``, ``cost``, ``loss*`` are lower-is-better).
 
     Returns
     -------
     pl.LazyFrame
         One row per (by group, model), best first: by…, ``model``, ``mean_rank``,
-        ``n_datasets``, ``n_models``, ``cd`` (two models whose mean ranks differ by
+        ``n`` (data sets), ``n_models``, ``cd`` (two models whose mean ranks differ by
         more than ``cd`` differ at level α by the Nemenyi test).
 
     Examples
@@ -407,25 +446,26 @@ def mean_ranks(
     ... })
     >>> pr.mean_ranks(table, "auc").collect()
     shape: (3, 5)
-    ┌───────┬───────────┬────────────┬──────────┬──────────┐
-    │ model ┆ mean_rank ┆ n_datasets ┆ n_models ┆ cd       │
-    │ ---   ┆ ---       ┆ ---        ┆ ---      ┆ ---      │
-    │ str   ┆ f64       ┆ u32        ┆ u32      ┆ f64      │
-    ╞═══════╪═══════════╪════════════╪══════════╪══════════╡
-    │ a     ┆ 1.25      ┆ 4          ┆ 3        ┆ 1.657247 │
-    │ b     ┆ 1.75      ┆ 4          ┆ 3        ┆ 1.657247 │
-    │ c     ┆ 3.0       ┆ 4          ┆ 3        ┆ 1.657247 │
-    └───────┴───────────┴────────────┴──────────┴──────────┘
+    ┌───────┬───────────┬─────┬──────────┬──────────┐
+    │ model ┆ mean_rank ┆ n   ┆ n_models ┆ cd       │
+    │ ---   ┆ ---       ┆ --- ┆ ---      ┆ ---      │
+    │ str   ┆ f64       ┆ i64 ┆ i64      ┆ f64      │
+    ╞═══════╪═══════════╪═════╪══════════╪══════════╡
+    │ a     ┆ 1.25      ┆ 4   ┆ 3        ┆ 1.657247 │
+    │ b     ┆ 1.75      ┆ 4   ┆ 3        ┆ 1.657247 │
+    │ c     ┆ 3.0       ┆ 4   ┆ 3        ┆ 1.657247 │
+    └───────┴───────────┴─────┴──────────┴──────────┘
     """
     check_alpha(alpha)
+    higher = metric_higher_is_better(metric, higher_is_better)
     ft = dataset_means(table, metric=metric, by=by, model=model, dataset=dataset)
-    summary = _rank_summary(ft, higher_is_better)
+    summary = _rank_summary(ft, higher)
     nan = pl.lit(float("nan"))
     return summary.select(
         *ft.by,
         ft.model,
         mean_rank=pl.when(pl.col("_pr_nan")).then(nan).otherwise(pl.col("mean_rank")),
-        n_datasets="n_datasets",
+        n="n",
         n_models="n_models",
         cd=_critical_difference(alpha),
     ).sort([*ft.by, "mean_rank", ft.model])
@@ -436,7 +476,7 @@ def friedman_test(
     metric: ColumnLike = "auc",
     *,
     by: str | Iterable[str] | None = (),
-    higher_is_better: bool = True,
+    higher_is_better: bool | None = None,
     model: str = "model",
     dataset: str = "dataset",
 ) -> pl.LazyFrame:
@@ -460,24 +500,27 @@ def friedman_test(
     by
         Groups tested separately.
     higher_is_better
-        Only the ranks' direction: the statistic does not depend on it.
+        Only the ranks' direction (``None``: inferred from the metric's name, as
+        :func:`mean_ranks`): the statistic does not depend on it.
     model, dataset
         Column names of the table.
 
     Returns
     -------
     pl.LazyFrame
-        One row per by group: by…, ``n_datasets``, ``n_models``, ``chi2``, ``df``,
-        ``p_value``, ``f``, ``df1``, ``df2``, ``p_value_f``. Data sets where a model's
+        One row per by group: by…, ``n`` (data sets), ``statistic`` (χ²_F), ``df``
+        (k − 1), ``p_value``, then ``n_models``, ``f_iman_davenport``, ``df_num``,
+        ``df_den``, ``p_value_iman_davenport``. Data sets where a model's
         mean is null are left out; a NaN makes the statistics NaN.
 
         * When every data set ranks the models alike (perfect concordance, e.g.
           two models and one always ahead), χ²_F = N(k − 1) is finite and
           ``p_value`` is its chi² tail, but Iman–Davenport's denominator
-          N(k − 1) − χ²_F is zero: ``f`` and ``p_value_f`` are null, never
+          N(k − 1) − χ²_F is zero: ``f_iman_davenport`` and
+          ``p_value_iman_davenport`` are null, never
           +inf and 0. For two models use :func:`sign_test` or
           :func:`wilcoxon_test`, the tests Demšar (2006, §3.1) recommends for a pair.
-        * When every data set ties all models, there is no ranking: ``chi2`` and
+        * When every data set ties all models, there is no ranking: ``statistic`` and
           the p-values are null.
 
     Raises
@@ -499,22 +542,24 @@ def friedman_test(
     ...     "model": ["a"] * 4 + ["b"] * 4 + ["c"] * 4,
     ...     "auc": [0.9, 0.8, 0.85, 0.7, 0.8, 0.82, 0.75, 0.6, 0.7, 0.6, 0.65, 0.5],
     ... })
-    >>> pr.friedman_test(table, "auc").select("chi2", "df", "p_value", "f", "p_value_f").collect()
-    shape: (1, 5)
-    ┌──────┬─────┬──────────┬──────┬───────────┐
-    │ chi2 ┆ df  ┆ p_value  ┆ f    ┆ p_value_f │
-    │ ---  ┆ --- ┆ ---      ┆ ---  ┆ ---       │
-    │ f64  ┆ i64 ┆ f64      ┆ f64  ┆ f64       │
-    ╞══════╪═════╪══════════╪══════╪═══════════╡
-    │ 6.5  ┆ 2   ┆ 0.038774 ┆ 13.0 ┆ 0.006592  │
-    └──────┴─────┴──────────┴──────┴───────────┘
+    >>> pr.friedman_test(table, "auc").select(
+    ...     "n", "statistic", "df", "p_value", "f_iman_davenport", "p_value_iman_davenport"
+    ... ).collect()
+    shape: (1, 6)
+    ┌─────┬───────────┬─────┬──────────┬──────────────────┬────────────────────────┐
+    │ n   ┆ statistic ┆ df  ┆ p_value  ┆ f_iman_davenport ┆ p_value_iman_davenport │
+    │ --- ┆ ---       ┆ --- ┆ ---      ┆ ---              ┆ ---                    │
+    │ i64 ┆ f64       ┆ i64 ┆ f64      ┆ f64              ┆ f64                    │
+    ╞═════╪═══════════╪═════╪══════════╪══════════════════╪════════════════════════╡
+    │ 4   ┆ 6.5       ┆ 2   ┆ 0.038774 ┆ 13.0             ┆ 0.006592               │
+    └─────┴───────────┴─────┴──────────┴──────────────────┴────────────────────────┘
     """
     ft = dataset_means(table, metric=metric, by=by, model=model, dataset=dataset)
-    summary = _rank_summary(ft, higher_is_better)
+    summary = _rank_summary(ft, metric_higher_is_better(metric, higher_is_better))
     k = pl.col("n_models").cast(pl.Float64)
-    n = pl.col("n_datasets").cast(pl.Float64)
+    n = pl.col("n").cast(pl.Float64)
     aggs = [
-        pl.col("n_datasets").first(),
+        pl.col("n").first(),
         pl.col("n_models").first(),
         (pl.col("_pr_rank_sum") ** 2).sum().alias("_pr_ss"),
         pl.col("_pr_ties").first(),
@@ -523,25 +568,29 @@ def friedman_test(
     per_group = summary.group_by(ft.by).agg(aggs) if ft.by else summary.select(aggs)
     c = 1.0 - pl.col("_pr_ties") / (k * (k * k - 1.0) * n)
     chi2 = (12.0 / (k * n * (k + 1.0)) * pl.col("_pr_ss") - 3.0 * n * (k + 1.0)) / c
-    df1 = pl.col("n_models").cast(pl.Int64) - 1
-    df2 = df1 * (pl.col("n_datasets").cast(pl.Int64) - 1)
+    df1 = pl.col("n_models") - 1
+    df2 = df1 * (pl.col("n") - 1)
     all_tied = negligible(c, pl.lit(1.0)).fill_null(False)  # every block one tie: no ranking
     # Perfect concordance (every data set ranks the models alike) makes
     # N(k − 1) − χ² zero: Iman–Davenport's F is undefined there, not +inf.
-    gap = n * (k - 1.0) - pl.col("chi2")
+    gap = n * (k - 1.0) - pl.col("statistic")
     concordant = negligible(gap, n * (k - 1.0)).fill_null(False)
     out = per_group.with_columns(
-        chi2=pl.when((df1 > 0) & ~all_tied).then(chi2), df=df1
+        statistic=pl.when((df1 > 0) & ~all_tied).then(chi2), df=df1
     ).with_columns(
-        p_value=chi2_sf(pl.col("chi2"), pl.col("df")),
-        f=pl.when(~concordant).then((n - 1.0) * pl.col("chi2") / gap),
-        df1=df1,
-        df2=df2,
+        p_value=chi2_sf(pl.col("statistic"), pl.col("df")),
+        f_iman_davenport=pl.when(~concordant).then((n - 1.0) * pl.col("statistic") / gap),
+        df_num=df1,
+        df_den=df2,
     )
-    out = out.with_columns(p_value_f=f_sf(pl.col("f"), pl.col("df1"), pl.col("df2")))
-    columns = ["n_datasets", "n_models", "chi2", "df", "p_value", "f", "df1", "df2", "p_value_f"]
+    out = out.with_columns(
+        p_value_iman_davenport=f_sf(pl.col("f_iman_davenport"), pl.col("df_num"), pl.col("df_den"))
+    )
+    columns = ["n", "statistic", "df", "p_value", "n_models", "f_iman_davenport", "df_num"]
+    columns += ["df_den", "p_value_iman_davenport"]
     out = out.select(*ft.by, *columns, "_pr_nan")
-    out = poisoned(out, "_pr_nan", keep=[*ft.by, "n_datasets", "n_models", "df", "df1", "df2"])
+    keep = [*ft.by, "n", "n_models", "df", "df_num", "df_den"]
+    out = poisoned(out, "_pr_nan", keep=keep)
     return out.sort(ft.by) if ft.by else out
 
 
@@ -551,7 +600,8 @@ def nemenyi_test(
     *,
     by: str | Iterable[str] | None = (),
     alpha: float = 0.05,
-    higher_is_better: bool = True,
+    adjust: Adjust = None,
+    higher_is_better: bool | None = None,
     model: str = "model",
     dataset: str = "dataset",
 ) -> pl.LazyFrame:
@@ -569,15 +619,21 @@ def nemenyi_test(
         As for :func:`friedman_test`.
     alpha
         Level of ``cd`` and ``reject``.
+    adjust
+        As :func:`wilcoxon_test`'s (Nemenyi's p-values already hold the family-wise
+        level; an adjustment on top is more conservative still).
     higher_is_better
-        ``True`` for AUC-like metrics (rank 1 = highest); ``False`` for errors.
+        As :func:`mean_ranks` (``None``: inferred from the metric's name).
 
     Returns
     -------
     pl.LazyFrame
         One row per unordered model pair: by…, ``model_a`` < ``model_b``,
-        ``mean_rank_a``, ``mean_rank_b``, ``rank_diff`` (a − b; negative when a
-        ranks better), ``cd``, ``p_value``, ``reject``.
+        ``n`` (data sets), ``estimate`` (mean rank a − b; negative when a ranks
+        better), ``statistic`` (|Rₐ − R_b|·√2 / √(k(k+1)/(6N)), a studentized range),
+        ``p_value``, [``p_adjusted``], ``reject``, ``mean_rank_a``, ``mean_rank_b``,
+        ``cd``. The Nemenyi p-values already control the family-wise error over all
+        pairs; ``adjust`` is accepted for uniformity with the other pairwise tables.
 
     Notes
     -----
@@ -593,20 +649,21 @@ def nemenyi_test(
     ...     "auc": [0.9, 0.8, 0.85, 0.7, 0.8, 0.82, 0.75, 0.6, 0.7, 0.6, 0.65, 0.5],
     ... })
     >>> pr.nemenyi_test(table, "auc").select(
-    ...     "model_a", "model_b", "rank_diff", "cd", "p_value", "reject"
+    ...     "model_a", "model_b", "estimate", "cd", "p_value", "reject"
     ... ).collect()
     shape: (3, 6)
-    ┌─────────┬─────────┬───────────┬──────────┬──────────┬────────┐
-    │ model_a ┆ model_b ┆ rank_diff ┆ cd       ┆ p_value  ┆ reject │
-    │ ---     ┆ ---     ┆ ---       ┆ ---      ┆ ---      ┆ ---    │
-    │ str     ┆ str     ┆ f64       ┆ f64      ┆ f64      ┆ bool   │
-    ╞═════════╪═════════╪═══════════╪══════════╪══════════╪════════╡
-    │ a       ┆ b       ┆ -0.5      ┆ 1.657247 ┆ 0.759287 ┆ false  │
-    │ a       ┆ c       ┆ -1.75     ┆ 1.657247 ┆ 0.035557 ┆ true   │
-    │ b       ┆ c       ┆ -1.25     ┆ 1.657247 ┆ 0.180509 ┆ false  │
-    └─────────┴─────────┴───────────┴──────────┴──────────┴────────┘
+    ┌─────────┬─────────┬──────────┬──────────┬──────────┬────────┐
+    │ model_a ┆ model_b ┆ estimate ┆ cd       ┆ p_value  ┆ reject │
+    │ ---     ┆ ---     ┆ ---      ┆ ---      ┆ ---      ┆ ---    │
+    │ str     ┆ str     ┆ f64      ┆ f64      ┆ f64      ┆ bool   │
+    ╞═════════╪═════════╪══════════╪══════════╪══════════╪════════╡
+    │ a       ┆ b       ┆ -0.5     ┆ 1.657247 ┆ 0.759287 ┆ false  │
+    │ a       ┆ c       ┆ -1.75    ┆ 1.657247 ┆ 0.035557 ┆ true   │
+    │ b       ┆ c       ┆ -1.25    ┆ 1.657247 ┆ 0.180509 ┆ false  │
+    └─────────┴─────────┴──────────┴──────────┴──────────┴────────┘
     """
     check_alpha(alpha)
+    check_adjust(adjust)
     ranks = mean_ranks(
         table, metric, by=by, alpha=alpha, higher_is_better=higher_is_better,
         model=model, dataset=dataset,
@@ -618,22 +675,11 @@ def nemenyi_test(
         pl.col("model_a") < pl.col("model_b")
     )
     k = pl.col("n_models")
-    scale = (k * (k + 1) / (6.0 * pl.col("n_datasets"))).sqrt()
+    scale = (k * (k + 1) / (6.0 * pl.col("n"))).sqrt()
     diff = pl.col("mean_rank_a") - pl.col("mean_rank_b")
-    q = diff.abs() * _SQRT2 / scale
     keys = [*group, "model_a", "model_b"]
-    p = pl.col("p_value")
-    return (
-        pairs.with_columns(rank_diff=diff)
-        .with_columns(p_value=studentized_range_sf(q, k, float("inf")))
-        .select(
-            *keys,
-            "mean_rank_a",
-            "mean_rank_b",
-            "rank_diff",
-            "cd",
-            "p_value",
-            reject=pl.when(p.is_not_nan()).then(p <= alpha),
-        )
-        .sort(keys)
+    out = pairs.with_columns(estimate=diff, statistic=diff.abs() * _SQRT2 / scale).with_columns(
+        p_value=studentized_range_sf(pl.col("statistic"), k, float("inf"))
     )
+    columns = [*keys, "n", "estimate", "statistic", "p_value", "mean_rank_a", "mean_rank_b", "cd"]
+    return with_adjusted(out, columns, group, alpha, adjust).sort(keys)

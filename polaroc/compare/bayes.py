@@ -17,11 +17,13 @@ from contextlib import AbstractContextManager, nullcontext
 import numpy as np
 import polars as pl
 
-from polaroc._dist import t_sf
 from polaroc._input import ColumnLike, FrameLike
-from polaroc._table import (
+from polaroc.compare._dist import t_sf
+from polaroc.compare._table import (
     ROUNDING,
+    check_integer,
     negligible,
+    non_finite,
     pair_differences,
     poisoned,
     read_fold_table,
@@ -74,7 +76,7 @@ def bayes_ttest(
         A ``repeat`` column makes it a repeated cross-validation (fold ids may restart
         in each repeat); every model needs every fold of every repeat.
     metric
-        Column name or expression (``mean_diff`` is a − b of it).
+        Column name or expression (``estimate`` is a − b of it).
     rope
         Half-width of the region of practical equivalence, in the metric's units
         (0 gives ``p_rope`` 0 and splits the posterior at 0).
@@ -90,7 +92,7 @@ def bayes_ttest(
     -------
     pl.LazyFrame
         One row per unordered model pair: by…, ``model_a`` < ``model_b``, ``n``
-        (blocks used), ``mean_diff`` (a − b), ``p_a_higher`` = P(a − b > rope),
+        (blocks used), ``estimate`` (mean a − b), ``p_a_higher`` = P(a − b > rope),
         ``p_rope``, ``p_b_higher`` = P(a − b < −rope).
 
         * A block where either value is null is left out; fewer than two: null.
@@ -124,21 +126,22 @@ def bayes_ttest(
     ... })
     >>> pr.bayes_ttest(table, "auc", rope=0.01).collect()
     shape: (1, 7)
-    ┌─────────┬─────────┬─────┬───────────┬────────────┬──────────┬────────────┐
-    │ model_a ┆ model_b ┆ n   ┆ mean_diff ┆ p_a_higher ┆ p_rope   ┆ p_b_higher │
-    │ ---     ┆ ---     ┆ --- ┆ ---       ┆ ---        ┆ ---      ┆ ---        │
-    │ str     ┆ str     ┆ i64 ┆ f64       ┆ f64        ┆ f64      ┆ f64        │
-    ╞═════════╪═════════╪═════╪═══════════╪════════════╪══════════╪════════════╡
-    │ knn     ┆ mlp     ┆ 5   ┆ -0.044    ┆ 0.001061   ┆ 0.004582 ┆ 0.994356   │
-    └─────────┴─────────┴─────┴───────────┴────────────┴──────────┴────────────┘
+    ┌─────────┬─────────┬─────┬──────────┬────────────┬──────────┬────────────┐
+    │ model_a ┆ model_b ┆ n   ┆ estimate ┆ p_a_higher ┆ p_rope   ┆ p_b_higher │
+    │ ---     ┆ ---     ┆ --- ┆ ---      ┆ ---        ┆ ---      ┆ ---        │
+    │ str     ┆ str     ┆ i64 ┆ f64      ┆ f64        ┆ f64      ┆ f64        │
+    ╞═════════╪═════════╪═════╪══════════╪════════════╪══════════╪════════════╡
+    │ knn     ┆ mlp     ┆ 5   ┆ -0.044   ┆ 0.001061   ┆ 0.004582 ┆ 0.994356   │
+    └─────────┴─────────┴─────┴──────────┴────────────┴──────────┴────────────┘
     """
     _check_rope(rope)
     if test_train_ratio is not None and not test_train_ratio >= 0:
         msg = f"test_train_ratio must be n_test / n_train >= 0, got {test_train_ratio!r}"
         raise ValueError(msg)
     ft = read_fold_table(
-        table, metric=metric, by=by, model=model, fold=fold, dataset=dataset, repeat=repeat
-    )
+        table, metric=metric, by=by, model=model, fold=fold, dataset=dataset, repeat=repeat,
+        folds_per_repeat=2 if test_train_ratio is None else 1,
+    )  # fmt: skip
     keys = [*ft.by, "model_a", "model_b"]
     d = pl.col("_pr_diff")
     scale = pl.max_horizontal(pl.col("_pr_a").abs().max(), pl.col("_pr_b").abs().max())
@@ -148,28 +151,28 @@ def bayes_ttest(
         .group_by(keys)
         .agg(
             n=n,
-            mean_diff=d.mean(),
+            estimate=d.mean(),
             _pr_var=d.var(),
             _pr_constant=negligible(d.max() - d.min(), scale),
             _pr_zero=negligible(d.mean(), scale),
             _pr_folds=pl.col("_pr_folds").first(),
-            _pr_nan=d.is_nan().any(),
+            _pr_nan=non_finite(d).any(),
         )
     )
     ratio = (
-        1.0 / (pl.col("_pr_folds") - 1).cast(pl.Float64)
+        1.0 / (pl.col("_pr_folds") - 1.0)
         if test_train_ratio is None
-        else pl.lit(test_train_ratio)
+        else pl.lit(float(test_train_ratio))
     )
     out = stats.with_columns(_posterior_t(rope, ratio)).select(
-        *keys, "n", "mean_diff", *_PROBABILITIES, "_pr_nan"
+        *keys, "n", "estimate", *_PROBABILITIES, "_pr_nan"
     )
-    return poisoned(out, "_pr_nan", keep=["mean_diff"]).sort(keys)
+    return poisoned(out, "_pr_nan", keep=[*keys, "n"]).sort(keys)
 
 
 def _posterior_t(rope: float, ratio: pl.Expr) -> list[pl.Expr]:
     """P(μ > rope), P(|μ| ≤ rope), P(μ < −rope) for μ ~ t(n − 1, d̄, scale)."""
-    n, m = pl.col("n").cast(pl.Float64), pl.col("mean_diff")
+    n, m = pl.col("n").cast(pl.Float64), pl.col("estimate")
     scale = ((1.0 / n + ratio) * pl.col("_pr_var")).sqrt()
     df = n - 1.0
     above = t_sf((rope - m) / scale, df)
@@ -245,7 +248,7 @@ def bayes_signed_rank(
     -------
     pl.LazyFrame
         One row per unordered model pair: by…, ``model_a`` < ``model_b``, ``n``
-        (data sets used), ``mean_diff`` (mean of the differences a − b),
+        (data sets used), ``estimate`` (mean of the differences a − b),
         ``p_a_higher``, ``p_rope``, ``p_b_higher``.
 
         * A data set where either mean is null is left out of that pair.
@@ -300,9 +303,8 @@ def bayes_signed_rank(
     if not prior > 0:
         msg = f"prior must be a weight > 0 of the pseudo-observation at 0, got {prior!r}"
         raise ValueError(msg)
-    if not (isinstance(n_samples, int) and n_samples >= 1):
-        msg = f"n_samples must be a positive integer, got {n_samples!r}"
-        raise ValueError(msg)
+    n_samples = check_integer(n_samples, "n_samples", minimum=1)
+    seed = None if seed is None else check_integer(seed, "seed", minimum=0)
     ft = dataset_means(table, metric=metric, by=by, model=model, dataset=dataset)
     keys = [*ft.by, "model_a", "model_b"]
     pairs = pair_differences(ft).select(*keys, ft.fold, settled_difference())
@@ -310,9 +312,9 @@ def bayes_signed_rank(
     stats = pairs.group_by(keys).agg(
         n=dd.count().cast(pl.Int64),
         _pr_diff=dd.sort_by(ft.fold),
-        _pr_nan=dd.is_nan().any(),
+        _pr_nan=non_finite(dd).any(),
     )
-    stats = stats.with_columns(mean_diff=pl.col("_pr_diff").list.mean())  # in data-set order
+    stats = stats.with_columns(estimate=pl.col("_pr_diff").list.mean())  # in data-set order
 
     def sample(s: pl.Series) -> pl.Series:
         return _signed_rank_shares(s, rope, prior, n_samples, seed)
@@ -324,9 +326,9 @@ def bayes_signed_rank(
     out = (
         stats.sort(keys)
         .with_columns(shares.alias("_pr_p"))
-        .select(*keys, "n", "mean_diff", pl.col("_pr_p").struct.unnest(), "_pr_nan")
+        .select(*keys, "n", "estimate", pl.col("_pr_p").struct.unnest(), "_pr_nan")
     )
-    return poisoned(out, "_pr_nan", keep=["mean_diff"])
+    return poisoned(out, "_pr_nan", keep=[*keys, "n"])
 
 
 def _signed_rank_shares(

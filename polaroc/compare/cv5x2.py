@@ -15,20 +15,24 @@ from dataclasses import replace
 
 import polars as pl
 
-from polaroc._dist import f_sf, t_sf
 from polaroc._input import ColumnLike, FrameLike, as_lazy
-from polaroc._table import (
+from polaroc.compare._dist import f_sf, t_sf
+from polaroc.compare._table import (
     Adjust,
+    Alternative,
     FoldTable,
     check_adjust,
     check_alpha,
+    check_alternative,
     guarded,
     listing,
     negligible,
+    non_finite,
     pair_differences,
     poisoned,
     problems,
     read_fold_table,
+    two_sided,
     with_adjusted,
 )
 
@@ -77,13 +81,16 @@ def _five_by_two(
         _pr_s2=(dd - dd.mean()).pow(2).sum(),
         _pr_d2=dd.pow(2).sum(),
         _pr_n=dd.count(),
+        _pr_sum=dd.sum(),
         _pr_scale=pl.col("_pr_scale").max(),
-        _pr_nan=dd.is_nan().any(),
+        _pr_nan=non_finite(dd).any(),
     )
     stats = per_repeat.group_by(keys).agg(
         _pr_d11=pl.col("_pr_first").get(pl.col(ft.repeat).arg_min()),
         _pr_s2=pl.col("_pr_s2").sum(),
         _pr_d2=pl.col("_pr_d2").sum(),
+        n=pl.col("_pr_n").sum().cast(pl.Int64),
+        estimate=pl.col("_pr_sum").sum() / pl.col("_pr_n").sum(),
         _pr_complete=pl.col("_pr_n").sum() == _REPEATS * _FOLDS,
         _pr_scale=pl.col("_pr_scale").max(),
         _pr_nan=pl.col("_pr_nan").any(),
@@ -102,8 +109,10 @@ def _checked_design(table: FrameLike, ft: FoldTable, caller: str) -> pl.LazyFram
     """``ft.frame``, failing unless every by group has exactly 5 repeats × 2 folds."""
     assert ft.repeat is not None
     group: list[str | pl.Expr] = [*ft.by] or [pl.lit(0).alias("_pr_all")]
+    # folds per repeat = (repeat, fold) cells / repeats: fold ids may restart or run on
+    repeats = pl.col(ft.repeat).n_unique()
     sizes = ft.frame.group_by(group).agg(
-        _pr_repeats=pl.col(ft.repeat).n_unique(), _pr_folds=pl.col(ft.fold).n_unique()
+        _pr_repeats=repeats, _pr_folds=pl.struct(ft.repeat, ft.fold).n_unique() // repeats
     )
     wrong = sizes.filter((pl.col("_pr_repeats") != _REPEATS) | (pl.col("_pr_folds") != _FOLDS))
     where = f"({', '.join([*ft.by, ft.repeat + 's', ft.fold + 's'])})"
@@ -123,6 +132,7 @@ def paired_ttest_5x2cv(
     by: str | Iterable[str] | None = None,
     alpha: float = 0.05,
     adjust: Adjust = None,
+    alternative: Alternative = "two-sided",
     model: str = "model",
     fold: str = "fold",
     repeat: str = "repeat",
@@ -148,21 +158,28 @@ def paired_ttest_5x2cv(
     alpha
         Significance level of ``reject``.
     adjust
-        ``"holm"`` or ``"bonferroni"``: add ``p_adjusted`` across the model pairs of
-        each by group and base ``reject`` on it.
+        A ``statsmodels`` ``multipletests`` method — ``"holm"``, ``"bonferroni"``,
+        ``"sidak"``, ``"hochberg"``, ``"hommel"``, ``"fdr_bh"`` or ``"fdr_by"``: add
+        ``p_adjusted``, adjusted across the model pairs of each ``by`` group (m counts
+        every pair; a NaN p-value stays NaN and counts as p = 1), and base ``reject`` on it.
+    alternative
+        ``"two-sided"`` (default), ``"greater"`` (H₁: a > b) or ``"less"`` (H₁: a < b)
+        for ``p_value`` (t on 5 df).
     model, fold, repeat, dataset
         Column names of the table.
 
     Returns
     -------
     pl.LazyFrame
-        One row per unordered model pair: by…, ``model_a`` < ``model_b``, ``t``,
+        One row per unordered model pair: by…, ``model_a`` < ``model_b``, ``n``
+        (differences used, 10), ``estimate`` (mean of the ten a − b), ``statistic`` (t),
         ``df`` (5), ``p_value``, ``reject`` (and ``p_adjusted``).
 
-        * A null value (a missing difference): ``t``, ``p_value``, ``reject`` null.
-        * Σsᵢ² zero up to rounding: ``t`` ±inf with ``p_value`` 0 when d₁₁ ≠ 0,
+        * A null value (a missing difference): ``statistic``, ``p_value``, ``reject`` null.
+        * Σsᵢ² zero up to rounding: ``statistic`` ±inf with ``p_value`` 0 when d₁₁ ≠ 0,
           null when d₁₁ = 0 too (as ``paired_ttest``).
-        * A NaN value makes ``t`` and ``p_value`` NaN and ``reject`` null.
+        * A NaN or infinite difference makes ``statistic`` and ``p_value`` NaN and
+          ``reject`` null.
 
     Raises
     ------
@@ -184,18 +201,19 @@ def paired_ttest_5x2cv(
     ...     "auc": [0.86, 0.84, 0.85, 0.88, 0.83, 0.86, 0.87, 0.85, 0.84, 0.86,
     ...             0.80, 0.82, 0.83, 0.81, 0.80, 0.84, 0.82, 0.80, 0.83, 0.82],
     ... })
-    >>> pr.paired_ttest_5x2cv(table, "auc").collect()
+    >>> pr.paired_ttest_5x2cv(table, "auc").drop("model_a", "model_b").collect()
     shape: (1, 6)
-    ┌─────────┬─────────┬──────────┬─────┬──────────┬────────┐
-    │ model_a ┆ model_b ┆ t        ┆ df  ┆ p_value  ┆ reject │
-    │ ---     ┆ ---     ┆ ---      ┆ --- ┆ ---      ┆ ---    │
-    │ str     ┆ str     ┆ f64      ┆ i64 ┆ f64      ┆ bool   │
-    ╞═════════╪═════════╪══════════╪═════╪══════════╪════════╡
-    │ a       ┆ b       ┆ 2.656845 ┆ 5   ┆ 0.045054 ┆ true   │
-    └─────────┴─────────┴──────────┴─────┴──────────┴────────┘
+    ┌─────┬──────────┬───────────┬─────┬──────────┬────────┐
+    │ n   ┆ estimate ┆ statistic ┆ df  ┆ p_value  ┆ reject │
+    │ --- ┆ ---      ┆ ---       ┆ --- ┆ ---      ┆ ---    │
+    │ i64 ┆ f64      ┆ f64       ┆ i64 ┆ f64      ┆ bool   │
+    ╞═════╪══════════╪═══════════╪═════╪══════════╪════════╡
+    │ 10  ┆ 0.037    ┆ 2.656845  ┆ 5   ┆ 0.045054 ┆ true   │
+    └─────┴──────────┴───────────┴─────┴──────────┴────────┘
     """
     check_alpha(alpha)
     check_adjust(adjust)
+    check_alternative(alternative)
     stats, keys = _five_by_two(
         table, metric, by, model=model, fold=fold, repeat=repeat, dataset=dataset,
         caller="paired_ttest_5x2cv",
@@ -210,11 +228,12 @@ def paired_ttest_5x2cv(
         .then(d11.sign() * float("inf"))
         .otherwise(d11 / (pl.col("_pr_s2") / _REPEATS).sqrt())
     )
-    out = stats.with_columns(t=t, df=pl.lit(_REPEATS, dtype=pl.Int64))
-    out = out.with_columns(p_value=2.0 * t_sf(pl.col("t").abs(), pl.col("df")))
-    columns = [*keys, "t", "df", "p_value", "_pr_nan"]
+    out = stats.with_columns(statistic=t, df=pl.lit(_REPEATS, dtype=pl.Int64))
+    t_, df_ = pl.col("statistic"), pl.col("df")
+    out = out.with_columns(p_value=two_sided(t_sf(t_, df_), t_sf(-t_, df_), alternative))
+    columns = [*keys, "n", "estimate", "statistic", "df", "p_value", "_pr_nan"]
     out = with_adjusted(out, columns, keys[:-2], alpha, adjust)
-    return poisoned(out, "_pr_nan", keep=[]).sort(keys)
+    return poisoned(out, "_pr_nan", keep=[*keys, "n", "df"]).sort(keys)
 
 
 def combined_ftest_5x2cv(
@@ -241,19 +260,21 @@ def combined_ftest_5x2cv(
     Parameters
     ----------
     table, metric, by, alpha, adjust, model, fold, repeat, dataset
-        As for :func:`paired_ttest_5x2cv`.
+        As for :func:`paired_ttest_5x2cv` (f grows with |d|: there is no one-sided F).
 
     Returns
     -------
     pl.LazyFrame
-        One row per unordered model pair: by…, ``model_a`` < ``model_b``, ``f``,
+        One row per unordered model pair: by…, ``model_a`` < ``model_b``, ``n``,
+        ``estimate`` (mean of the ten a − b), ``statistic`` (f),
         ``df_num`` (10), ``df_den`` (5), ``p_value``, ``reject`` (and
         ``p_adjusted``).
 
-        * A null value: ``f``, ``p_value``, ``reject`` null.
-        * Σsᵢ² zero up to rounding: ``f`` inf with ``p_value`` 0 when some
+        * A null value: ``statistic``, ``p_value``, ``reject`` null.
+        * Σsᵢ² zero up to rounding: ``statistic`` inf with ``p_value`` 0 when some
           difference is not 0, null when all are 0.
-        * A NaN value makes ``f`` and ``p_value`` NaN and ``reject`` null.
+        * A NaN or infinite difference makes ``statistic`` and ``p_value`` NaN and
+          ``reject`` null.
 
     Raises
     ------
@@ -271,15 +292,15 @@ def combined_ftest_5x2cv(
     ...     "auc": [0.86, 0.84, 0.85, 0.88, 0.83, 0.86, 0.87, 0.85, 0.84, 0.86,
     ...             0.80, 0.82, 0.83, 0.81, 0.80, 0.84, 0.82, 0.80, 0.83, 0.82],
     ... })
-    >>> pr.combined_ftest_5x2cv(table, "auc").collect()
+    >>> pr.combined_ftest_5x2cv(table, "auc").drop("model_a", "model_b").collect()
     shape: (1, 7)
-    ┌─────────┬─────────┬──────────┬────────┬────────┬──────────┬────────┐
-    │ model_a ┆ model_b ┆ f        ┆ df_num ┆ df_den ┆ p_value  ┆ reject │
-    │ ---     ┆ ---     ┆ ---      ┆ ---    ┆ ---    ┆ ---      ┆ ---    │
-    │ str     ┆ str     ┆ f64      ┆ i64    ┆ i64    ┆ f64      ┆ bool   │
-    ╞═════════╪═════════╪══════════╪════════╪════════╪══════════╪════════╡
-    │ a       ┆ b       ┆ 3.392157 ┆ 10     ┆ 5      ┆ 0.094949 ┆ false  │
-    └─────────┴─────────┴──────────┴────────┴────────┴──────────┴────────┘
+    ┌─────┬──────────┬───────────┬────────┬────────┬──────────┬────────┐
+    │ n   ┆ estimate ┆ statistic ┆ df_num ┆ df_den ┆ p_value  ┆ reject │
+    │ --- ┆ ---      ┆ ---       ┆ ---    ┆ ---    ┆ ---      ┆ ---    │
+    │ i64 ┆ f64      ┆ f64       ┆ i64    ┆ i64    ┆ f64      ┆ bool   │
+    ╞═════╪══════════╪═══════════╪════════╪════════╪══════════╪════════╡
+    │ 10  ┆ 0.037    ┆ 3.392157  ┆ 10     ┆ 5      ┆ 0.094949 ┆ false  │
+    └─────┴──────────┴───────────┴────────┴────────┴──────────┴────────┘
     """
     check_alpha(alpha)
     check_adjust(adjust)
@@ -297,11 +318,11 @@ def combined_ftest_5x2cv(
         .otherwise(pl.col("_pr_d2") / (2.0 * pl.col("_pr_s2")))
     )
     out = stats.with_columns(
-        f=f,
+        statistic=f,
         df_num=pl.lit(_REPEATS * _FOLDS, dtype=pl.Int64),
         df_den=pl.lit(_REPEATS, dtype=pl.Int64),
     )
-    out = out.with_columns(p_value=f_sf(pl.col("f"), pl.col("df_num"), pl.col("df_den")))
-    columns = [*keys, "f", "df_num", "df_den", "p_value", "_pr_nan"]
+    out = out.with_columns(p_value=f_sf(pl.col("statistic"), pl.col("df_num"), pl.col("df_den")))
+    columns = [*keys, "n", "estimate", "statistic", "df_num", "df_den", "p_value", "_pr_nan"]
     out = with_adjusted(out, columns, keys[:-2], alpha, adjust)
-    return poisoned(out, "_pr_nan", keep=[]).sort(keys)
+    return poisoned(out, "_pr_nan", keep=[*keys, "n", "df_num", "df_den"]).sort(keys)

@@ -10,27 +10,32 @@ rates, and their headline result (§IV-B) is how often the two tests agree.
 
 from __future__ import annotations
 
-import inspect
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 import polars as pl
 
-from polaroc._dist import t_ppf, t_sf
 from polaroc._input import ColumnLike, FrameLike
-from polaroc._table import (
+from polaroc.compare._dist import t_ppf, t_sf
+from polaroc.compare._table import (
     Adjust,
-    adjust_p,
+    Alternative,
+    adjusted,
     check_adjust,
     check_alpha,
+    check_alternative,
     decision,
+    higher_is_better,
     negligible,
+    non_finite,
     pair_differences,
     poisoned,
     read_fold_table,
+    two_sided,
     with_adjusted,
 )
+from polaroc.compare.registry import comparison
 
 __all__ = ["paired_ttest", "test_agreement"]
 
@@ -45,6 +50,7 @@ def paired_ttest(
     by: str | Iterable[str] | None = None,
     alpha: float = 0.05,
     adjust: Adjust = None,
+    alternative: Alternative = "two-sided",
     correction: bool | None = None,
     test_train_ratio: float | None = None,
     model: str = "model",
@@ -81,18 +87,23 @@ def paired_ttest(
         ``by`` group (see Raises).
     metric
         Column name or expression to compare (any metric, higher- or lower-better:
-        the test is two-sided and ``mean_diff`` is always a − b).
+        ``estimate`` is always a − b).
     by
         Columns whose groups are tested separately. ``None`` (default) means
         ``"dataset"`` when the table has that column, else one group.
     alpha
         Significance level of ``reject`` and of the confidence interval.
     adjust
-        ``"holm"`` or ``"bonferroni"``: add ``p_adjusted``, adjusted across the
-        model pairs of each ``by`` group, and base ``reject`` on it.
+        A ``statsmodels`` ``multipletests`` method — ``"holm"``, ``"bonferroni"``,
+        ``"sidak"``, ``"hochberg"``, ``"hommel"``, ``"fdr_bh"`` or ``"fdr_by"``: add
+        ``p_adjusted``, adjusted across the model pairs of each ``by`` group (m counts
+        every pair; a NaN p-value stays NaN and counts as p = 1), and base ``reject`` on it.
+    alternative
+        ``"two-sided"`` (default), ``"greater"`` (H₁: a > b) or ``"less"`` (H₁: a < b)
+        for ``p_value`` (as ``scipy.stats.ttest_rel``).
     correction
         Whether to use the corrected resampled t, whose variance of m is
-        (1/n + n_test/n_train)·S² instead of S²/n (``t``, ``p_value`` and the
+        (1/n + n_test/n_train)·S² instead of S²/n (``statistic``, ``p_value`` and the
         interval use it). ``None`` (default): corrected when the table has a
         ``repeat`` column or ``test_train_ratio`` is given, plain otherwise.
         ``False`` asks for the uncorrected test explicitly (see above why it
@@ -109,15 +120,17 @@ def paired_ttest(
     pl.LazyFrame
         One row per unordered model pair, sorted: by…, ``model_a`` < ``model_b``
         (in the model column's order: lexical for strings, category order for Enum),
-        ``k`` (folds, or (repeat, fold) pairs, used), ``mean_diff`` (a − b),
-        ``sd_diff``, ``t``, ``df`` (k − 1), ``p_value``, ``ci_low``, ``ci_high``, ``reject``
-        (and ``p_adjusted`` with ``adjust``).
+        ``n`` (folds, or (repeat, fold) pairs, used), ``estimate`` (mean a − b),
+        ``statistic`` (t), ``df`` (n − 1), ``p_value``, [``p_adjusted`` with
+        ``adjust``], ``reject``, ``sd_diff``, ``ci_low``, ``ci_high`` (two-sided at
+        level 1 − α whatever ``alternative``).
 
         * A fold where either model's value is null is left out of that pair
-          (``k`` counts the folds used); fewer than two gives null statistics.
+          (``n`` counts the folds used); fewer than two gives null statistics.
         * If all differences are equal (zero variance), ``sd_diff`` is 0 and, as in
-          ``ttest_rel``, ``t`` is ±inf with ``p_value`` 0 when the mean difference is
-          not 0; when it is 0, ``t``, ``p_value`` and ``reject`` are null. "Equal"
+          ``ttest_rel``, ``statistic`` is ±inf with ``p_value`` 0 when the mean
+          difference is not 0; when it is 0, ``statistic``, ``p_value`` and ``reject``
+          are null. "Equal"
           and "0" allow floating-point rounding: within 1e-12 times the largest
           absolute value of the pair (so 0.8 − 0.7 and 0.7 − 0.6 are equal).
         * A NaN value makes the pair's statistics NaN and ``reject`` null.
@@ -155,18 +168,18 @@ def paired_ttest(
     ...             0.80, 0.82, 0.83, 0.79, 0.84],
     ... })
     >>> pr.paired_ttest(table, "auc").select(
-    ...     "model_a", "model_b", "mean_diff", "t", "df", "p_value", "reject"
+    ...     "model_a", "model_b", "estimate", "statistic", "df", "p_value", "reject"
     ... ).collect()
     shape: (3, 7)
-    ┌─────────┬─────────┬───────────┬──────────┬─────┬──────────┬────────┐
-    │ model_a ┆ model_b ┆ mean_diff ┆ t        ┆ df  ┆ p_value  ┆ reject │
-    │ ---     ┆ ---     ┆ ---       ┆ ---      ┆ --- ┆ ---      ┆ ---    │
-    │ str     ┆ str     ┆ f64       ┆ f64      ┆ i64 ┆ f64      ┆ bool   │
-    ╞═════════╪═════════╪═══════════╪══════════╪═════╪══════════╪════════╡
-    │ knn     ┆ mlp     ┆ -0.044    ┆ -8.62911 ┆ 4   ┆ 0.000992 ┆ true   │
-    │ knn     ┆ nb      ┆ -0.002    ┆ -0.25    ┆ 4   ┆ 0.814902 ┆ false  │
-    │ mlp     ┆ nb      ┆ 0.042     ┆ 5.715476 ┆ 4   ┆ 0.004636 ┆ true   │
-    └─────────┴─────────┴───────────┴──────────┴─────┴──────────┴────────┘
+    ┌─────────┬─────────┬──────────┬───────────┬─────┬──────────┬────────┐
+    │ model_a ┆ model_b ┆ estimate ┆ statistic ┆ df  ┆ p_value  ┆ reject │
+    │ ---     ┆ ---     ┆ ---      ┆ ---       ┆ --- ┆ ---      ┆ ---    │
+    │ str     ┆ str     ┆ f64      ┆ f64       ┆ i64 ┆ f64      ┆ bool   │
+    ╞═════════╪═════════╪══════════╪═══════════╪═════╪══════════╪════════╡
+    │ knn     ┆ mlp     ┆ -0.044   ┆ -8.62911  ┆ 4   ┆ 0.000992 ┆ true   │
+    │ knn     ┆ nb      ┆ -0.002   ┆ -0.25     ┆ 4   ┆ 0.814902 ┆ false  │
+    │ mlp     ┆ nb      ┆ 0.042    ┆ 5.715476  ┆ 4   ┆ 0.004636 ┆ true   │
+    └─────────┴─────────┴──────────┴───────────┴─────┴──────────┴────────┘
 
     Two repeats of 3-fold cross-validation: the models are paired on (repeat,
     fold), and the corrected t (n = 6, n_test/n_train = 1/2) is less than half the
@@ -179,26 +192,27 @@ def paired_ttest(
     ...     "auc": [0.84, 0.86, 0.83, 0.85, 0.82, 0.86,
     ...             0.80, 0.83, 0.81, 0.80, 0.81, 0.82],
     ... })
-    >>> pr.paired_ttest(repeated).select("k", "mean_diff", "t", "df", "p_value").collect()
+    >>> pr.paired_ttest(repeated).select("n", "estimate", "statistic", "df", "p_value").collect()
     shape: (1, 5)
-    ┌─────┬───────────┬──────────┬─────┬──────────┐
-    │ k   ┆ mean_diff ┆ t        ┆ df  ┆ p_value  │
-    │ --- ┆ ---       ┆ ---      ┆ --- ┆ ---      │
-    │ i64 ┆ f64       ┆ f64      ┆ i64 ┆ f64      │
-    ╞═════╪═══════════╪══════════╪═════╪══════════╡
-    │ 6   ┆ 0.031667  ┆ 2.634826 ┆ 5   ┆ 0.046264 │
-    └─────┴───────────┴──────────┴─────┴──────────┘
-    >>> pr.paired_ttest(repeated, correction=False).select("t", "p_value").collect()
+    ┌─────┬──────────┬───────────┬─────┬──────────┐
+    │ n   ┆ estimate ┆ statistic ┆ df  ┆ p_value  │
+    │ --- ┆ ---      ┆ ---       ┆ --- ┆ ---      │
+    │ i64 ┆ f64      ┆ f64       ┆ i64 ┆ f64      │
+    ╞═════╪══════════╪═══════════╪═════╪══════════╡
+    │ 6   ┆ 0.031667 ┆ 2.634826  ┆ 5   ┆ 0.046264 │
+    └─────┴──────────┴───────────┴─────┴──────────┘
+    >>> pr.paired_ttest(repeated, correction=False).select("statistic", "p_value").collect()
     shape: (1, 2)
-    ┌──────────┬──────────┐
-    │ t        ┆ p_value  │
-    │ ---      ┆ ---      │
-    │ f64      ┆ f64      │
-    ╞══════════╪══════════╡
-    │ 5.269652 ┆ 0.003273 │
-    └──────────┴──────────┘
+    ┌───────────┬──────────┐
+    │ statistic ┆ p_value  │
+    │ ---       ┆ ---      │
+    │ f64       ┆ f64      │
+    ╞═══════════╪══════════╡
+    │ 5.269652  ┆ 0.003273 │
+    └───────────┴──────────┘
     """
     check_alpha(alpha)
+    check_alternative(alternative)
     if test_train_ratio is not None and not test_train_ratio >= 0:
         msg = f"test_train_ratio must be n_test / n_train >= 0, got {test_train_ratio!r}"
         raise ValueError(msg)
@@ -206,9 +220,12 @@ def paired_ttest(
     if correction is False and test_train_ratio is not None:
         msg = "test_train_ratio is the corrected test's; drop it or correction=False"
         raise ValueError(msg)
+    # The default n_test/n_train = 1/(K − 1) needs K >= 2 folds in every repeat.
+    needs_folds = correction is not False and test_train_ratio is None
     ft = read_fold_table(
-        table, metric=metric, by=by, model=model, fold=fold, dataset=dataset, repeat=repeat
-    )
+        table, metric=metric, by=by, model=model, fold=fold, dataset=dataset, repeat=repeat,
+        folds_per_repeat=2 if needs_folds else 1,
+    )  # fmt: skip
     if correction is None:
         correction = ft.repeat is not None or test_train_ratio is not None
     keys = [*ft.by, "model_a", "model_b"]
@@ -221,43 +238,45 @@ def paired_ttest(
         pair_differences(ft)
         .group_by(keys)
         .agg(
-            k=d.count().cast(pl.Int64),
-            mean_diff=d.mean(),
+            n=d.count().cast(pl.Int64),
+            estimate=d.mean(),
             sd_diff=pl.when(constant).then(0.0).otherwise(d.std()),
             _pr_zero=constant & negligible(d.mean(), scale).fill_null(False),
             _pr_folds=pl.col("_pr_folds").first(),
-            _pr_nan=d.is_nan().any(),
+            _pr_nan=non_finite(d).any(),
         )
     )
     ratio: pl.Expr | None = None
     if correction:
-        default = 1.0 / (pl.col("_pr_folds") - 1).cast(pl.Float64)
-        ratio = default if test_train_ratio is None else pl.lit(test_train_ratio)
-    out = _t_columns(stats, [*keys, "_pr_nan"], keys, alpha, adjust, ratio)
-    return poisoned(out, "_pr_nan", keep=[*keys, "k", "df"]).sort(keys)
+        default = 1.0 / (pl.col("_pr_folds") - 1.0)
+        ratio = default if test_train_ratio is None else pl.lit(float(test_train_ratio))
+    out = _t_columns(stats, keys, alpha, adjust, ratio, alternative)
+    return poisoned(out, "_pr_nan", keep=[*keys, "n", "df"]).sort(keys)
 
 
 def _t_columns(
     stats: pl.LazyFrame,
-    keys: list[str],
     pairs: list[str],
     alpha: float,
     adjust: str | None,
     ratio: pl.Expr | None,
+    alternative: str,
 ) -> pl.LazyFrame:
-    k, m, sd = pl.col("k"), pl.col("mean_diff"), pl.col("sd_diff")
-    df = k - 1
-    factor = 1.0 / k if ratio is None else 1.0 / k + ratio
+    n, m, sd = pl.col("n"), pl.col("estimate"), pl.col("sd_diff")
+    df = n - 1
+    factor = 1.0 / n if ratio is None else 1.0 / n + ratio
     se = sd * factor.sqrt()
     t = pl.when(pl.col("_pr_zero")).then(None).otherwise(m / se)
     half = t_ppf(1.0 - alpha / 2.0, df) * se
     out = stats.with_columns(df=df).with_columns(
-        t=pl.when(df > 0).then(t),
+        statistic=pl.when(df > 0).then(t),
         ci_low=pl.when(df > 0).then(m - half),
         ci_high=pl.when(df > 0).then(m + half),
     )
-    out = out.with_columns(p_value=2.0 * t_sf(pl.col("t").abs(), pl.col("df")))
-    columns = [*keys, "k", "mean_diff", "sd_diff", "t", "df", "p_value", "ci_low", "ci_high"]
+    t_, df_ = pl.col("statistic"), pl.col("df")
+    out = out.with_columns(p_value=two_sided(t_sf(t_, df_), t_sf(-t_, df_), alternative))
+    columns = [*pairs, "n", "estimate", "statistic", "df", "p_value", "sd_diff", "ci_low"]
+    columns += ["ci_high", "_pr_nan"]
     return with_adjusted(out, columns, pairs[:-2], alpha, adjust)
 
 
@@ -271,7 +290,7 @@ def test_agreement(
     by: str | Iterable[str] | None = None,
     alpha: float = 0.05,
     adjust: Adjust = None,
-    lower_is_better: Iterable[str] = ("error", "cost"),
+    lower_is_better: Iterable[str] | None = None,
     model: str = "model",
     fold: str = "fold",
     dataset: str = "dataset",
@@ -313,8 +332,9 @@ def test_agreement(
     alpha
         Significance level of both tests.
     adjust
-        ``"holm"`` or ``"bonferroni"``: each test's p-values are adjusted across
-        the model pairs of each by group and its decision is based on them.
+        A ``multipletests`` method (see :func:`paired_ttest`): each test's p-values
+        are adjusted across the model pairs of each by group and its decision is
+        based on them.
     lower_is_better
         Metric names for which the lower value wins (error rate, cost): used only to
         report which model each test favours, since the tests are two-sided.
@@ -329,9 +349,11 @@ def test_agreement(
         where a test's decision is null, e.g. zero variance or a NaN value),
         ``<m1>_rejects``, ``<m2>_rejects``, ``count`` and ``pairs``: a list of
         structs with by…, ``model_a``, ``model_b`` and, per metric,
-        ``mean_diff_<m>`` (a − b, null when the test reports none), ``p_value_<m>``
+        ``estimate_<m>`` (the test's ``estimate``), ``p_value_<m>``
         (adjusted with ``adjust``) and ``better_<m>`` (the favoured model, from the
-        sign of ``mean_diff``, else R⁺ − R⁻, wins, t or z; null on a tie or NaN).
+        sign of ``estimate``, read as the registry says (a − b in the metric, wins,
+        or mean ranks), and on whether the metric is higher-is-better; null on a tie
+        or NaN).
 
     Examples
     --------
@@ -380,10 +402,12 @@ def test_agreement(
         msg = f"the two metrics need two different names, got {labels!r}; pass names=(…, …)"
         raise ValueError(msg)
     run = paired_ttest if test is None else test
-    kwargs: dict[str, Any] = {"by": by, "alpha": alpha, "model": model, **(options or {})}
-    accepted = inspect.signature(run).parameters
-    kwargs |= {k: v for k, v in (("fold", fold), ("dataset", dataset)) if k in accepted}
-    lower = set(lower_is_better)
+    entry = comparison(run)
+    kwargs: dict[str, Any] = {"by": by, "alpha": alpha, "model": model}
+    if entry is not None:  # a registered table: pass the column names it takes
+        kwargs = entry.accepted(**kwargs, fold=fold, dataset=dataset)
+    kwargs |= dict(options or {})
+    reading = "difference" if entry is None else entry.estimate
     parts = []
     keys: list[str] = []
     for metric, name in zip(metrics, labels, strict=True):
@@ -393,7 +417,9 @@ def test_agreement(
             msg = f"test {run.__name__} must return model_a, model_b and p_value columns"
             raise ValueError(msg)
         keys = columns[: columns.index("model_b") + 1]
-        parts.append(_decisions(result, keys, name, name in lower, alpha, adjust))
+        override = None if lower_is_better is None else name not in set(lower_is_better)
+        better = higher_is_better(metric, override)
+        parts.append(_decisions(result, keys, name, reading, better, alpha, adjust))
     pairs = parts[0].join(parts[1], on=keys, nulls_equal=True)
     return _cases(pairs, keys, labels)
 
@@ -415,45 +441,41 @@ def _metric_name(metric: ColumnLike) -> str:
     return text.removeprefix("[").removesuffix("]")
 
 
-def _direction(columns: list[str]) -> pl.Expr:
-    """A quantity whose sign says which model the test favours (a − b), or null."""
-    if "mean_diff" in columns:
-        return pl.col("mean_diff")
-    if {"r_plus", "r_minus"} <= set(columns):
-        return pl.col("r_plus") - pl.col("r_minus")
-    if {"wins_a", "wins_b"} <= set(columns):
-        return (pl.col("wins_a") - pl.col("wins_b")).cast(pl.Float64)
-    for name in ("t", "z"):
-        if name in columns:
-            return pl.col(name)
-    return pl.lit(None, dtype=pl.Float64)
-
-
 def _decisions(
     test: pl.LazyFrame,
     keys: list[str],
     name: str,
-    lower: bool,
+    reading: str,
+    higher: bool,
     alpha: float,
     adjust: str | None,
 ) -> pl.LazyFrame:
+    """Per pair: the estimate, the (adjusted) p-value, the favoured model and the decision.
+
+    ``reading`` is the registry's reading of ``estimate`` (a − b in the metric, an
+    advantage of a, or a − b in mean rank); ``higher`` whether the metric is
+    higher-is-better.
+    """
     columns = test.collect_schema().names()
-    m = _direction(columns).cast(pl.Float64)
-    a_wins = m < 0 if lower else m > 0
+    estimate = pl.col("estimate") if "estimate" in columns else pl.lit(None, pl.Float64)
+    m = estimate.cast(pl.Float64)
+    if reading == "rank" or (reading == "difference" and not higher):
+        m = -m
     better = (
         pl.when(m.is_nan() | (m == 0))
         .then(None)
-        .when(a_wins)
+        .when(m > 0)
         .then(pl.col("model_a"))
         .otherwise(pl.col("model_b"))
     )
-    p = pl.col("p_value")
     if adjust is not None:
-        p = adjust_p(p, keys[:-2], adjust)
-    mean_diff = pl.col("mean_diff") if "mean_diff" in columns else pl.lit(None, pl.Float64)
+        test = adjusted(test, keys[:-2], adjust, name="_pr_p")
+        p = pl.col("_pr_p")
+    else:
+        p = pl.col("p_value")
     return test.select(
         *keys,
-        mean_diff.alias(f"mean_diff_{name}"),
+        estimate.alias(f"estimate_{name}"),
         p.alias(f"p_value_{name}"),
         better.alias(f"better_{name}"),
         decision(p, alpha).alias(f"{name}_rejects"),
@@ -475,7 +497,7 @@ def _cases(pairs: pl.LazyFrame, keys: list[str], names: list[str]) -> pl.LazyFra
         .then(pl.lit(labels[2]))
         .otherwise(pl.lit(labels[3]))
     )
-    fields = [*keys, *(f"{c}_{n}" for n in names for c in ("mean_diff", "p_value", "better"))]
+    fields = [*keys, *(f"{c}_{n}" for n in names for c in ("estimate", "p_value", "better"))]
     counted = (
         pairs.with_columns(case=case)
         .group_by("case")

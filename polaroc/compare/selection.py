@@ -16,7 +16,14 @@ import polars as pl
 
 from polaroc._input import FrameLike, LogColumns, as_lazy
 from polaroc._log import POSITIVE, SCORE, read_log
-from polaroc._table import design_listings, guarded, listing, one_class_rows, problems, resolve_by
+from polaroc.compare._table import (
+    design_listings,
+    guarded,
+    listing,
+    one_class_rows,
+    problems,
+    resolve_by,
+)
 from polaroc.metrics.binary import auc
 from polaroc.metrics.scored import sauc
 
@@ -72,7 +79,7 @@ def select_models(
     value is chosen (separately for each rule) and its AUC on the ``test`` rows of
     the same fold is reported (Wu & Flach 2005, §4, Tables 4–5). The two rules are
     then compared by a paired t test on ``test_auc``, with the rule as the "model":
-    ``pr.paired_ttest(chosen, "test_auc", model="rule")`` (``mean_diff`` is AUC-rule
+    ``pr.paired_ttest(chosen, "test_auc", model="rule")`` (``estimate`` is AUC-rule
     minus sAUC-rule).
 
     Parameters

@@ -14,7 +14,7 @@ from collections.abc import Iterable
 import polars as pl
 
 from polaroc._input import ColumnLike, FrameLike, as_lazy, as_names, require_columns
-from polaroc._table import VALUE, checked, metric_expr, negligible
+from polaroc.compare._table import VALUE, checked, metric_expr, negligible
 
 __all__ = ["se_vs_sd"]
 

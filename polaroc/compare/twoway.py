@@ -17,9 +17,9 @@ from collections.abc import Iterable
 
 import polars as pl
 
-from polaroc._dist import f_sf, studentized_range_ppf
 from polaroc._input import ColumnLike, FrameLike
-from polaroc._table import (
+from polaroc.compare._dist import f_sf, studentized_range_ppf
+from polaroc.compare._table import (
     VALUE,
     FoldTable,
     check_alpha,
@@ -134,16 +134,17 @@ def anova(
     -------
     pl.LazyFrame
         Three rows per by group, in this order: by…, ``source`` ("model", "fold",
-        "residual"), ``df`` (Int64), ``ss``, ``ms``, ``f``, ``p_value`` (``f`` and
+        "residual"), ``n`` (blocks used), ``statistic`` (F), ``df`` (Int64),
+        ``p_value``, ``ss``, ``ms`` (``statistic`` and
         ``p_value`` are null on the residual row).
 
         * A fold in which any model's value is null is left out (the design stays
           balanced); ``df`` shows the folds used.
-        * A NaN value makes every ``ss``, ``ms``, ``f`` and ``p_value`` of its by
+        * A NaN value makes every ``ss``, ``ms``, ``statistic`` and ``p_value`` of its by
           group NaN (never a finite number, inf or p = 0).
         * A sum of squares that is zero up to rounding (at most n·(1e-12·max|y|)²
           for n values) is reported as 0. No residual variance (an exactly
-          additive table): ``f`` is +inf with ``p_value`` 0, or null when the
+          additive table): ``statistic`` is +inf with ``p_value`` 0, or null when the
           factor's ``ss`` is 0 too.
 
     Raises
@@ -169,16 +170,16 @@ def anova(
     ...             0.89, 0.84, 0.85, 0.87],
     ... })
     >>> pr.anova(table, "auc").collect()
-    shape: (3, 6)
-    ┌──────────┬─────┬─────────┬──────────┬───────────┬──────────┐
-    │ source   ┆ df  ┆ ss      ┆ ms       ┆ f         ┆ p_value  │
-    │ ---      ┆ --- ┆ ---     ┆ ---      ┆ ---       ┆ ---      │
-    │ str      ┆ i64 ┆ f64     ┆ f64      ┆ f64       ┆ f64      │
-    ╞══════════╪═════╪═════════╪══════════╪═══════════╪══════════╡
-    │ model    ┆ 2   ┆ 0.01235 ┆ 0.006175 ┆ 22.454545 ┆ 0.001637 │
-    │ fold     ┆ 3   ┆ 0.0027  ┆ 0.0009   ┆ 3.272727  ┆ 0.100853 │
-    │ residual ┆ 6   ┆ 0.00165 ┆ 0.000275 ┆ null      ┆ null     │
-    └──────────┴─────┴─────────┴──────────┴───────────┴──────────┘
+    shape: (3, 7)
+    ┌──────────┬─────┬───────────┬─────┬──────────┬─────────┬──────────┐
+    │ source   ┆ n   ┆ statistic ┆ df  ┆ p_value  ┆ ss      ┆ ms       │
+    │ ---      ┆ --- ┆ ---       ┆ --- ┆ ---      ┆ ---     ┆ ---      │
+    │ str      ┆ i64 ┆ f64       ┆ i64 ┆ f64      ┆ f64     ┆ f64      │
+    ╞══════════╪═════╪═══════════╪═════╪══════════╪═════════╪══════════╡
+    │ model    ┆ 4   ┆ 22.454545 ┆ 2   ┆ 0.001637 ┆ 0.01235 ┆ 0.006175 │
+    │ fold     ┆ 4   ┆ 3.272727  ┆ 3   ┆ 0.100853 ┆ 0.0027  ┆ 0.0009   │
+    │ residual ┆ 4   ┆ null      ┆ 6   ┆ null     ┆ 0.00165 ┆ 0.000275 │
+    └──────────┴─────┴───────────┴─────┴──────────┴─────────┴──────────┘
     """
     ft = read_fold_table(
         table, metric=metric, by=by, model=model, fold=fold, dataset=dataset, repeat=repeat
@@ -195,19 +196,33 @@ def anova(
             df=df[s],
             ss=ss[s],
             ms=ms[s],
-            f=f.get(s, pl.lit(None, dtype=pl.Float64)),
+            statistic=f.get(s, pl.lit(None, dtype=pl.Float64)),
             _pr_df2=df["residual"],
             _pr_order=pl.lit(i),
         )
         for i, s in enumerate(df)
     ]
     out = (
-        groups.select(*ft.by, "_pr_nan", _pr_rows=pl.concat_list(rows))
+        groups.select(*ft.by, "n_folds", "_pr_nan", _pr_rows=pl.concat_list(rows))
         .explode("_pr_rows")
         .unnest("_pr_rows")
-        .with_columns(p_value=f_sf(pl.col("f"), pl.col("df"), pl.col("_pr_df2")))
+        .with_columns(p_value=f_sf(pl.col("statistic"), pl.col("df"), pl.col("_pr_df2")))
+        .select(
+            *ft.by,
+            "source",
+            n="n_folds",
+            statistic="statistic",
+            df="df",
+            p_value="p_value",
+            ss="ss",
+            ms="ms",
+            _pr_df2="_pr_df2",
+            _pr_order="_pr_order",
+            _pr_nan="_pr_nan",
+        )
     )
-    out = poisoned(out, "_pr_nan", keep=[*ft.by, "source", "df", "_pr_df2", "_pr_order"])
+    keep = [*ft.by, "source", "n", "df", "_pr_df2", "_pr_order"]
+    out = poisoned(out, "_pr_nan", keep=keep)
     return out.sort([*ft.by, "_pr_order"]).drop("_pr_df2", "_pr_order")
 
 

@@ -680,12 +680,16 @@ TITLES = {
 def _across_text(settings: Settings) -> dict[str, str]:
     metric = html.escape(settings.metric)
     if settings.higher_is_better:
-        wins = "how many data sets each model of a pair wins (the higher value)"
+        wins = (
+            "how many data sets each model of a pair wins (the higher value); "
+            "<code>estimate</code> is positive when a wins more"
+        )
         bayes = "that a is better (higher), that both are practically equivalent"
     else:
         wins = (
-            f"how many data sets each model of a pair wins — lower {metric} wins; "
-            "<code>estimate</code> is a − b, so a negative value favours a"
+            f"how many data sets each model of a pair wins — the lower {metric} wins "
+            "(<code>wins_a</code> counts the data sets where a's is lower); "
+            "<code>estimate</code> is positive when a wins more"
         )
         bayes = (
             f"that a's {metric} is higher (<code>p_a_higher</code>: a is worse, as lower is "

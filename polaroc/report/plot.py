@@ -496,7 +496,7 @@ def cd_diagram(
         )  # fmt: skip
     ax.set_ylim(-(0.45 + step * half + step * len(cliques) * 0.5), 0.8)
     ax.axis("off")
-    ax.set_title(f"critical difference (Nemenyi, α = {alpha:g}, N = {ranks['n_datasets'][0]})")
+    ax.set_title(f"critical difference (Nemenyi, α = {alpha:g}, N = {ranks['n'][0]})")
     fig.tight_layout()
     return cast("Figure", fig)
 

@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from polars._typing import PolarsDataType
 from polaroc._log import read_log
 from polaroc.compare.paired import paired_ttest, test_agreement
+from polaroc.compare.registry import REGISTRY
 from polaroc.compare.spread import se_vs_sd
 from polaroc.compare.twoway import anova, duncan, duncan_ranges
 from polaroc.evaluation import evaluate
@@ -309,12 +310,12 @@ def optional_tables(
     if rope is not None:  # otherwise each test's own default
         wanted = [(name, {**kwargs, "rope": rope}) for name, kwargs in wanted]
     for name, kwargs in wanted:
-        function = getattr(compare, name, None)
-        if function is not None:
-            plans[name] = function(
-                folds, metric,
-                **_accepted(function, alpha=alpha, higher_is_better=higher, seed=seed, **kwargs),
-            )  # fmt: skip
+        options = {"alpha": alpha, "higher_is_better": higher, "seed": seed, **kwargs}
+        entry = REGISTRY.get(name)
+        if entry is None:  # mean_ranks: a summary, not a test
+            plans[name] = _call(compare.mean_ranks, folds, metric, **options)
+        elif entry.function is not None:
+            plans[name] = entry(folds, metric, **options)
     return plans
 
 

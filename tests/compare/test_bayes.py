@@ -45,7 +45,7 @@ def baycomp_t(table: pl.DataFrame, a: str, b: str, rope: float, runs: int) -> tu
 def test_correlated_t_equals_baycomp(run, rng, rope):
     table = fold_table(rng)
     out = run(table, lambda t: pr.bayes_ttest(t, rope=rope))
-    assert out.columns == ["model_a", "model_b", "n", "mean_diff", *PROBS]
+    assert out.columns == ["model_a", "model_b", "n", "estimate", *PROBS]
     assert out.select("model_a", "model_b").rows() == list(
         itertools.combinations(["m0", "m1", "m2"], 2)
     )
@@ -121,7 +121,7 @@ def test_nan_and_null_values(run, rng):
     for row in out.iter_rows(named=True):
         touched = "m1" in (row["model_a"], row["model_b"])
         assert all(math.isnan(row[p]) for p in PROBS) == touched
-        assert math.isnan(row["mean_diff"]) == touched
+        assert math.isnan(row["estimate"]) == touched
     null = table.with_columns(
         auc=pl.when((pl.col("model") == "m1") & (pl.col("fold") == 2)).then(None).otherwise("auc")
     )
@@ -163,7 +163,7 @@ def test_t_mirrors_on_swap_and_a_common_shift_changes_nothing(diffs, rope, shift
     swapped = table.with_columns(model=pl.col("model").replace({"a": "b", "b": "a"}))
     out = pr.bayes_ttest(table, rope=rope).collect().row(0, named=True)
     mirror = pr.bayes_ttest(swapped, rope=rope).collect().row(0, named=True)
-    assert mirror["mean_diff"] == pytest.approx(-out["mean_diff"], abs=1e-15)
+    assert mirror["estimate"] == pytest.approx(-out["estimate"], abs=1e-15)
     for p, q in [("p_a_higher", "p_b_higher"), ("p_rope", "p_rope"), ("p_b_higher", "p_a_higher")]:
         assert out[p] == pytest.approx(mirror[q], abs=1e-9)
     moved = pr.bayes_ttest(table.with_columns(pl.col("auc") + shift), rope=rope).collect()
@@ -172,8 +172,8 @@ def test_t_mirrors_on_swap_and_a_common_shift_changes_nothing(diffs, rope, shift
     one = table.with_columns(
         auc=pl.when(pl.col("model") == "a").then(pl.col("auc") + shift).otherwise("auc")
     )
-    assert pr.bayes_ttest(one, rope=rope).collect()["mean_diff"][0] == pytest.approx(
-        out["mean_diff"] + shift, abs=1e-12
+    assert pr.bayes_ttest(one, rope=rope).collect()["estimate"][0] == pytest.approx(
+        out["estimate"] + shift, abs=1e-12
     )
 
 
@@ -199,7 +199,7 @@ def across_table(rng, models: int = 3, datasets: int = 10) -> pl.DataFrame:
 def test_signed_rank_matches_baycomp_within_monte_carlo_error(rng, rope, prior):
     table = across_table(rng)
     out = pr.bayes_signed_rank(table, rope=rope, prior=prior, seed=1).collect()
-    assert out.columns == ["model_a", "model_b", "n", "mean_diff", *PROBS]
+    assert out.columns == ["model_a", "model_b", "n", "estimate", *PROBS]
     for row in out.iter_rows(named=True):
         x = table.filter(model=row["model_a"]).sort("dataset")["auc"].to_numpy()
         y = table.filter(model=row["model_b"]).sort("dataset")["auc"].to_numpy()
@@ -211,7 +211,7 @@ def test_signed_rank_matches_baycomp_within_monte_carlo_error(rng, rope, prior):
         np.testing.assert_allclose([row[p] for p in PROBS], expected, atol=0.02)
         assert sum(row[p] for p in PROBS) == pytest.approx(1.0)
         assert row["n"] == 10
-        assert row["mean_diff"] == pytest.approx(np.mean(x - y))
+        assert row["estimate"] == pytest.approx(np.mean(x - y))
 
 
 def test_signed_rank_in_every_engine(run, rng):

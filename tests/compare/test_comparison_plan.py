@@ -109,7 +109,7 @@ def test_every_table_from_one_scan_in_one_collect_all(parquet_logs, build, engin
         assert dict(zip(duncan["model"], duncan["groups"], strict=True)) == letters
     assert results["agreement"]["count"].sum() == 12
     friedman = results["friedman"]
-    assert friedman["n_datasets"].item() == 2
+    assert friedman["n"].item() == 2
     spread = results["spread"]
     assert spread.height == 8
     row = spread.filter(dataset="s0", model="nb").row(0, named=True)

@@ -52,17 +52,36 @@ def test_t_and_f_equal_the_formulas(run, rng):
     table = five_by_two(rng, repeat_ids=(7, 3, 9, 4, 5), fold_ids=("b", "a"))
     t = run(table, lambda x: pr.paired_ttest_5x2cv(x))
     f = run(table, lambda x: pr.combined_ftest_5x2cv(x))
-    assert t.columns == ["model_a", "model_b", "t", "df", "p_value", "reject"]
-    assert f.columns == ["model_a", "model_b", "f", "df_num", "df_den", "p_value", "reject"]
+    assert t.columns == [
+        "model_a",
+        "model_b",
+        "n",
+        "estimate",
+        "statistic",
+        "df",
+        "p_value",
+        "reject",
+    ]
+    assert f.columns == [
+        "model_a",
+        "model_b",
+        "n",
+        "estimate",
+        "statistic",
+        "df_num",
+        "df_den",
+        "p_value",
+        "reject",
+    ]
     pairs = list(itertools.combinations(["m0", "m1", "m2"], 2))
     assert t.select("model_a", "model_b").rows() == pairs
     for row_t, row_f in zip(t.iter_rows(named=True), f.iter_rows(named=True), strict=True):
         expected = by_hand(differences(table, row_t["model_a"], row_t["model_b"]))
-        assert row_t["t"] == pytest.approx(expected["t"], rel=1e-12)
+        assert row_t["statistic"] == pytest.approx(expected["t"], rel=1e-12)
         assert row_t["p_value"] == pytest.approx(expected["p_t"], rel=1e-10)
         assert row_t["df"] == 5
         assert row_t["reject"] == (expected["p_t"] <= 0.05)
-        assert row_f["f"] == pytest.approx(expected["f"], rel=1e-12)
+        assert row_f["statistic"] == pytest.approx(expected["f"], rel=1e-12)
         assert row_f["p_value"] == pytest.approx(expected["p_f"], rel=1e-10)
         assert (row_f["df_num"], row_f["df_den"]) == (10, 5)
 
@@ -81,7 +100,7 @@ def test_first_difference_is_smallest_repeat_and_fold():
     out = pr.paired_ttest_5x2cv(table).collect()
     d = differences(table, "a", "b")
     assert d[0, 0] == pytest.approx(0.05)
-    assert out["t"][0] == pytest.approx(by_hand(d)["t"], rel=1e-12)
+    assert out["statistic"][0] == pytest.approx(by_hand(d)["t"], rel=1e-12)
 
 
 def test_groups_and_holm(rng):
@@ -118,7 +137,7 @@ def test_design_errors_name_what_was_found(rng):
     with pytest.raises(ValueError, match="alpha"):
         pr.paired_ttest_5x2cv(table, alpha=0.0)
     with pytest.raises(ValueError, match="adjust"):
-        pr.combined_ftest_5x2cv(table, adjust="hochberg")  # type: ignore[arg-type]  # on purpose
+        pr.combined_ftest_5x2cv(table, adjust="bh")  # type: ignore[arg-type]  # on purpose
 
 
 def test_nan_null_and_zero_variance(run, rng):
@@ -128,7 +147,10 @@ def test_nan_null_and_zero_variance(run, rng):
         .then(float("nan"))
         .otherwise("auc")
     )
-    for test, stat in ((pr.paired_ttest_5x2cv, "t"), (pr.combined_ftest_5x2cv, "f")):
+    for test, stat in (
+        (pr.paired_ttest_5x2cv, "statistic"),
+        (pr.combined_ftest_5x2cv, "statistic"),
+    ):
         out = run(nan, lambda x, test=test: test(x))
         for row in out.iter_rows(named=True):
             touched = row["model_b"] == "m2"
@@ -148,10 +170,10 @@ def test_nan_null_and_zero_variance(run, rng):
         }
     )
     t = run(flat, lambda x: pr.paired_ttest_5x2cv(x))
-    assert t["t"].to_list()[:2] == [math.inf, None]  # a−b = 0.1 everywhere; a−c = 0
+    assert t["statistic"].to_list()[:2] == [math.inf, None]  # a−b = 0.1 everywhere; a−c = 0
     assert t["p_value"].to_list()[:2] == [0.0, None]
     f = run(flat, lambda x: pr.combined_ftest_5x2cv(x))
-    assert f["f"].to_list()[:2] == [math.inf, None]
+    assert f["statistic"].to_list()[:2] == [math.inf, None]
 
 
 @settings(max_examples=30)
@@ -173,16 +195,16 @@ def test_swap_mirrors_t_and_keeps_f(d, shift):
     shifted = table.with_columns(pl.col("auc") + shift)
     t, t_swap, t_shift = (pr.paired_ttest_5x2cv(x).collect() for x in (table, swapped, shifted))
     f, f_swap = (pr.combined_ftest_5x2cv(x).collect() for x in (table, swapped))
-    if t["t"][0] is None:
-        assert t_swap["t"][0] is None
+    if t["statistic"][0] is None:
+        assert t_swap["statistic"][0] is None
     else:
-        assert t_swap["t"][0] == pytest.approx(-t["t"][0], rel=1e-12)
-        assert t_shift["t"][0] == pytest.approx(t["t"][0], rel=1e-6, abs=1e-9)
+        assert t_swap["statistic"][0] == pytest.approx(-t["statistic"][0], rel=1e-12)
+        assert t_shift["statistic"][0] == pytest.approx(t["statistic"][0], rel=1e-6, abs=1e-9)
         assert t_swap["p_value"][0] == pytest.approx(t["p_value"][0], rel=1e-9)
-    if f["f"][0] is None:
-        assert f_swap["f"][0] is None
+    if f["statistic"][0] is None:
+        assert f_swap["statistic"][0] is None
     else:
-        assert f_swap["f"][0] == pytest.approx(f["f"][0], rel=1e-12)
+        assert f_swap["statistic"][0] == pytest.approx(f["statistic"][0], rel=1e-12)
 
 
 @settings(max_examples=25)
@@ -196,7 +218,10 @@ def test_a_nan_or_null_never_becomes_a_number_or_a_decision(seed, cell, value):
     model, repeat, fold = cell
     hit = (pl.col("model") == f"m{model}") & (pl.col("repeat") == repeat) & (pl.col("fold") == fold)
     holed = table.with_columns(auc=pl.when(hit).then(value).otherwise("auc"))
-    for test, stat in ((pr.paired_ttest_5x2cv, "t"), (pr.combined_ftest_5x2cv, "f")):
+    for test, stat in (
+        (pr.paired_ttest_5x2cv, "statistic"),
+        (pr.combined_ftest_5x2cv, "statistic"),
+    ):
         out = test(holed).collect()
         for row in out.iter_rows(named=True):
             touched = f"m{model}" in (row["model_a"], row["model_b"])

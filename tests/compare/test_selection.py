@@ -66,10 +66,10 @@ def test_paired_t_between_the_rules_matches_ttest_rel(run):
     row = out.row(0, named=True)
     assert (row["model_a"], row["model_b"]) == ("auc", "sauc")
     if np.allclose(by_auc, by_sauc):
-        assert row["t"] is None
+        assert row["statistic"] is None
     else:
         ref = stats.ttest_rel(by_auc, by_sauc)
-        assert row["t"] == pytest.approx(ref.statistic, rel=1e-10)
+        assert row["statistic"] == pytest.approx(ref.statistic, rel=1e-10)
         assert row["p_value"] == pytest.approx(ref.pvalue, rel=1e-9)
 
 

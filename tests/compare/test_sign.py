@@ -44,7 +44,10 @@ def oracle(table: pl.DataFrame, a: str, b: str) -> dict[str, float]:
 def test_matches_binomtest_for_every_pair(run, rng):
     table = per_dataset_table(rng)
     out = run(table, lambda t: pr.sign_test(t, "auc"))
-    assert out.columns == ["model_a", "model_b", "wins_a", "wins_b", "ties", "p_value", "reject"]
+    assert out.columns == [
+        "model_a", "model_b", "n", "estimate", "statistic", "p_value", "reject",
+        "wins_a", "wins_b", "ties",
+    ]  # fmt: skip
     assert out.select("model_a", "model_b").rows() == list(
         itertools.combinations(["m0", "m1", "m2"], 2)
     )
@@ -121,7 +124,7 @@ def test_errors(rng):
             table.lazy().filter(~((pl.col("dataset") == "d3") & (pl.col("model") == "m1")))
         ).collect()
     with pytest.raises(ValueError, match="adjust"):
-        pr.sign_test(table, adjust="sidak")  # type: ignore[arg-type]  # a wrong name on purpose
+        pr.sign_test(table, adjust="sidak_holm")  # type: ignore[arg-type]  # a wrong name on purpose
     with pytest.raises(ValueError, match="alpha"):
         pr.sign_test(table, alpha=1.5)
     with pytest.raises(ValueError, match="no column 'dataset'"):

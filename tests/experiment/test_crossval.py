@@ -347,7 +347,7 @@ def test_repeated_log_chains_into_the_corrected_test(cancer):
         assert row["auc"] == pytest.approx(np.mean(directions), abs=1e-12)
     # the paired test sees all 12 (repeat, fold) pairs, corrected by default
     test = pr.paired_ttest(table).collect()
-    assert test["k"].to_list() == [12]
+    assert test["n"].to_list() == [12]
     # without its repeat column the log repeats (model, fold, sample) keys: an error, not a pool
     with pytest.raises(ValueError, match="repeat"):
         pr.evaluate(log.drop("repeat")).collect()

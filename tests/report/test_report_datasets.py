@@ -99,7 +99,7 @@ def test_binary_log_with_a_dataset_column_gets_roc_figures(tmp_path):
         assert (tmp_path / "out" / f"roc_{d}.png").read_bytes()[:4] == b"\x89PNG"
     assert (tmp_path / "out" / "cd.png").exists()
     friedman = pl.read_parquet(tmp_path / "out" / "friedman_test.parquet")
-    assert friedman["n_datasets"].item() == 3
+    assert friedman["n"].item() == 3
     page = (tmp_path / "out" / "index.html").read_text()
     for anchor in ("dataset-d1", "dataset-d2", "dataset-d3", "across"):
         assert f'id="{anchor}"' in page
@@ -128,8 +128,12 @@ def test_five_by_two_design_gets_dietterichs_and_alpaydins_tests(tmp_path):
     s2 = ((d - d.mean(axis=1, keepdims=True)) ** 2).sum(axis=1)
     t = d[0, 0] / np.sqrt(s2.sum() / 5)  # Dietterich (1998), the contract's formula
     f = (d**2).sum() / (2 * s2.sum())  # Alpaydın (1999)
-    assert pl.read_parquet(out / "paired_ttest_5x2cv.parquet")["t"].item() == pytest.approx(t)
-    assert pl.read_parquet(out / "combined_ftest_5x2cv.parquet")["f"].item() == pytest.approx(f)
+    assert pl.read_parquet(out / "paired_ttest_5x2cv.parquet")["statistic"].item() == pytest.approx(
+        t
+    )
+    assert pl.read_parquet(out / "combined_ftest_5x2cv.parquet")[
+        "statistic"
+    ].item() == pytest.approx(f)
     page = (out / "index.html").read_text()
     assert 'id="appendix-combined_ftest_5x2cv"' in page
     assert "corrected repeated k-fold t" in page

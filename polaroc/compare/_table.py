@@ -1,0 +1,631 @@
+"""Reading a per-fold table: the balanced model × fold design every comparison needs.
+
+A per-fold table has one row per (by…, model, fold) and metric columns (the output
+of ``pr.evaluate``, or any frame of that shape). The paired t test, the ANOVA and
+Duncan's test compare models fold by fold, so within each ``by`` group every model
+must have exactly one row for every fold, and there must be at least two folds.
+
+``read_fold_table`` checks the schema when it is called (missing columns are a
+``ValueError``, a non-numeric metric a ``TypeError``) and the design itself:
+
+* for a ``DataFrame`` the design is checked at once, and a problem is a
+  ``ValueError`` that lists the missing or duplicated (model, fold) rows;
+* for a ``LazyFrame`` the same check is part of the plan and fires when the result
+  is collected, as a ``polars.exceptions.ComputeError`` quoting the same message.
+
+Null metric values are not design errors: each test documents how it treats them.
+"""
+
+from __future__ import annotations
+
+import numbers
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any, Literal
+
+import polars as pl
+
+from polaroc._input import (
+    ColumnLike,
+    FrameLike,
+    as_lazy,
+    as_names,
+    describe,
+    fail_if,
+    require_columns,
+    to_expr,
+)
+
+VALUE = "_pr_value"
+_OK = "_pr_design_ok"
+_SHOWN = 10  # offending rows quoted in an error message
+
+# Relative size of floating-point noise in a metric value: differences smaller than
+# ROUNDING times the values' magnitude are treated as zero (and values that agree
+# to DIGITS significant digits as ties), so 0.8 − 0.7 and 0.7 − 0.6 are equal.
+ROUNDING = 1e-12
+DIGITS = 12
+
+
+def negligible(x: pl.Expr, scale: pl.Expr, n: pl.Expr | float = 1.0) -> pl.Expr:
+    """Whether ``x`` — a difference, spread, variance or sum of ``n`` squares — is zero.
+
+    "Zero up to rounding": a difference or spread is zero when ``|x| <= ROUNDING·scale``
+    with ``scale`` the largest absolute value it was computed from; a sum of ``n``
+    squares (or a variance times its df) is zero when ``x <= n·(ROUNDING·scale)²``.
+    Pass ``n`` for squares, leave it 1 for plain differences and a variance is
+    ``negligible(var·df, scale, df)``. The single place every comparison decides that
+    a variance or a sum of squares is zero.
+
+    Null when ``x`` or ``scale`` is NaN or null: Polars orders NaN above every number
+    (``NaN <= NaN`` is true), and a NaN must never pass for a zero. An infinite ``x``
+    (``x − inf``) is never zero, and an infinite ``scale`` admits only an exact zero:
+    the rounding allowance of an infinite value is not infinite.
+    """
+    n_expr = n if isinstance(n, pl.Expr) else pl.lit(n)
+    squares = isinstance(n, pl.Expr) or n != 1.0
+    finite_scale = pl.when(scale.is_finite()).then(scale).otherwise(0.0)
+    bound = (ROUNDING * finite_scale) ** 2 * n_expr if squares else ROUNDING * finite_scale
+    nan = x.is_nan() | scale.is_nan()
+    return pl.when(~nan).then(x.is_finite() & (x.abs() <= bound))
+
+
+def non_finite(x: pl.Expr) -> pl.Expr:
+    """``x`` is NaN or ±inf (null stays null): the flag that voids a comparison.
+
+    The one rule for non-finite values in a comparison of two models: a difference
+    a − b that is NaN or ±inf (a NaN value, an infinite value such as an sAUC of
+    +inf, or inf − inf) is not a number any test can rank, count or average, so
+    every test of that pair reports NaN statistics and a null decision (never a tie,
+    a win, zero variance or p = 1).
+    """
+    return ~x.is_finite()
+
+
+def poisoned(
+    frame: pl.LazyFrame, flag: str, keep: Iterable[str], nulled: Iterable[str] = ()
+) -> pl.LazyFrame:
+    """NaN in, NaN out: where column ``flag`` is true, void every statistic of the row.
+
+    The one mechanism for NaN in a per-fold table: each comparison computes ``flag``
+    (its row — a model pair or a by group — was computed from a NaN metric value)
+    and passes its result through here, so a NaN value never turns into a finite
+    number, ±inf, p = 0 or a decision. Every float column not in ``keep`` becomes
+    NaN (a null — no statistic, as on an ANOVA residual row — stays null), every
+    Boolean column (decisions such as ``reject``) and every column named in
+    ``nulled`` (ranks, letters) becomes null. ``flag`` is dropped.
+    """
+    schema = frame.collect_schema()
+    keep, nulled = set(keep), set(nulled)
+    bad = pl.col(flag).fill_null(value=False)
+    columns = []
+    for name, dtype in schema.items():
+        if name == flag:
+            continue
+        if name in keep:
+            columns.append(pl.col(name))
+        elif name in nulled or dtype == pl.Boolean:
+            columns.append(pl.when(~bad).then(pl.col(name)).alias(name))
+        elif dtype.is_float():
+            value = pl.col(name)
+            nan = pl.when(bad & value.is_not_null()).then(float("nan")).otherwise(value)
+            columns.append(nan.alias(name))
+        else:
+            columns.append(pl.col(name))
+    return frame.select(columns)
+
+
+Adjust = Literal["holm", "bonferroni", "sidak", "hochberg", "hommel", "fdr_bh", "fdr_by"] | None
+"""Multiple-comparison adjustment of a frequentist pairwise table's p-values."""
+
+ADJUSTMENTS = ("holm", "bonferroni", "sidak", "hochberg", "hommel", "fdr_bh", "fdr_by")
+
+Alternative = Literal["two-sided", "greater", "less"]
+"""The alternative hypothesis of a test of a − b: ``"greater"`` means a > b."""
+
+
+def check_adjust(adjust: str | None) -> None:
+    """Raise ``ValueError`` unless ``adjust`` is one of ``ADJUSTMENTS`` or ``None``."""
+    if adjust is not None and adjust not in ADJUSTMENTS:
+        msg = f"adjust must be one of {', '.join(map(repr, ADJUSTMENTS))} or None, got {adjust!r}"
+        raise ValueError(msg)
+
+
+def check_alternative(alternative: str) -> None:
+    """Raise ``ValueError`` unless ``alternative`` is "two-sided", "greater" or "less"."""
+    if alternative not in ("two-sided", "greater", "less"):
+        msg = f"alternative must be 'two-sided', 'greater' or 'less', got {alternative!r}"
+        raise ValueError(msg)
+
+
+def check_integer(value: object, name: str, *, minimum: int | None = None) -> int:
+    """``value`` as a Python ``int`` (NumPy integers too), else ``TypeError``/``ValueError``."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        msg = f"{name} must be an integer, got {type(value).__name__}: {value!r}"
+        raise TypeError(msg)
+    out = int(value)
+    if minimum is not None and out < minimum:
+        msg = f"{name} must be an integer >= {minimum}, got {out}"
+        raise ValueError(msg)
+    return out
+
+
+LOWER_IS_BETTER = ("error", "brier", "log_loss", "cost")
+
+
+def higher_is_better(metric: ColumnLike, override: bool | None = None) -> bool:
+    """Whether a higher value of ``metric`` is better: ``override``, or inferred from its name.
+
+    ``error``, ``brier``, ``log_loss``, ``cost`` and any name starting with ``error``,
+    ``loss`` or ``brier`` (or ending in ``_loss``/``_error``) are lower-is-better; every
+    other metric (AUC, sAUC, average precision, …) is higher-is-better. An expression
+    is judged by its output name.
+    """
+    if override is not None:
+        return bool(override)
+    if isinstance(metric, pl.Expr):
+        name = metric.meta.output_name(raise_if_undetermined=False) or ""
+    else:
+        name = str(metric)
+    name = name.lower()
+    lower = name in LOWER_IS_BETTER or name.startswith(("error", "loss", "brier", "log_loss"))
+    return not (lower or name.endswith(("_loss", "_error")))
+
+
+def over(expr: pl.Expr, by: list[str], **kwargs: Any) -> pl.Expr:
+    """``expr.over(by, ...)``; with no ``by`` and no ordering, ``expr`` itself."""
+    if not by and not kwargs:
+        return expr
+    return expr.over(by or None, **kwargs)
+
+
+def _hommel(frame: pl.LazyFrame, by: list[str]) -> pl.LazyFrame:
+    """Hommel's adjusted p-values of the sorted ``_pr_q`` (ranks ``_pr_r``, counts ``_pr_m``).
+
+    As ``statsmodels``' ``multipletests(method="hommel")``: for every subset size s = 2..m,
+    c(s) = min over the s largest p-values p₍ₘ₋ₛ₊ₖ₎ of s·p₍ₘ₋ₛ₊ₖ₎/k; a p-value among
+    those s is raised to c(s), any other to min(s·p, c(s)); the adjusted p-value is the
+    largest of these. Two self-joins within each by group (m² rows: result tables are small).
+    """
+    rows = frame.select(*by, "_pr_r", "_pr_q", "_pr_m")
+    sizes = (
+        rows.select(*by, "_pr_m")
+        .unique()
+        .with_columns(_pr_s=pl.int_ranges(2, pl.col("_pr_m") + 1, dtype=pl.Int64))
+    )
+    sizes = sizes.explode("_pr_s").drop_nulls("_pr_s").drop("_pr_m")
+    r, s, m, q = pl.col("_pr_r"), pl.col("_pr_s"), pl.col("_pr_m"), pl.col("_pr_q")
+    top = r > m - s  # p₍ᵣ₎ is among the s largest
+    cim = (
+        _crossed(rows, sizes, by)
+        .filter(top)
+        .group_by([*by, "_pr_s"])
+        .agg(_pr_c=(s * q / (r - m + s)).min())
+    )
+    raised = (
+        _crossed(rows, cim, by)
+        .with_columns(
+            _pr_h=pl.when(top).then(pl.col("_pr_c")).otherwise(pl.min_horizontal(s * q, "_pr_c"))
+        )
+        .group_by([*by, "_pr_r"])
+        .agg(_pr_h=pl.col("_pr_h").max())
+    )
+    out = frame.join(raised, on=[*by, "_pr_r"], how="left")
+    return out.with_columns(_pr_raw=pl.max_horizontal("_pr_q", "_pr_h")).drop("_pr_h")
+
+
+def adjusted(
+    frame: pl.LazyFrame, by: list[str], adjust: str, p: str = "p_value", name: str = "p_adjusted"
+) -> pl.LazyFrame:
+    """``frame`` with column ``name``: ``p`` adjusted across the rows of each ``by`` group.
+
+    ``adjust`` is a ``statsmodels.stats.multitest.multipletests`` method: ``"bonferroni"``
+    (m·p), ``"sidak"`` (1 − (1 − p)ᵐ), ``"holm"`` (step-down, Holm 1979),
+    ``"hochberg"`` (step-up, Hochberg 1988), ``"hommel"`` (Hommel 1988), ``"fdr_bh"``
+    (Benjamini & Hochberg 1995) and ``"fdr_by"`` (Benjamini & Yekutieli 2001); all
+    capped at 1. m counts every row (every pair tested): a NaN or null p-value keeps
+    its NaN/null adjusted value and enters the others' adjustment as p = 1.
+    Polars window functions over the small result table (Hommel: two self-joins).
+    """
+    check_adjust(adjust)
+    raw = pl.col(p)
+    q = raw.fill_nan(None).fill_null(1.0).cast(pl.Float64)
+    frame = frame.with_columns(
+        _pr_q=q,
+        _pr_r=over(q.rank("ordinal"), by).cast(pl.Int64),
+        _pr_m=over(pl.len(), by).cast(pl.Int64),
+    )
+    qc, r, m = pl.col("_pr_q"), pl.col("_pr_r").cast(pl.Float64), pl.col("_pr_m").cast(pl.Float64)
+
+    if adjust == "hommel":
+        frame = _hommel(frame, by)
+    else:
+        if adjust == "bonferroni":
+            value = m * qc
+        elif adjust == "sidak":
+            value = -((m * (-qc).log1p()).exp() - 1.0)
+        elif adjust == "holm":
+            value = _in_row_order(((m - r + 1.0) * qc).cum_max(), by)
+        elif adjust == "hochberg":
+            value = _in_row_order(((m - r + 1.0) * qc).cum_min(reverse=True), by)
+        elif adjust == "fdr_bh":
+            value = _in_row_order((qc * m / r).cum_min(reverse=True), by)
+        else:  # fdr_by: c(m) = Σ 1/j over j = 1..m, the ranks of the group
+            c = over((1.0 / r).sum(), by)
+            value = _in_row_order((qc * m * c / r).cum_min(reverse=True), by)
+        frame = frame.with_columns(_pr_raw=value)
+    capped = pl.min_horizontal(pl.col("_pr_raw"), 1.0)
+    kept = pl.when(raw.is_null() | raw.is_nan()).then(raw.cast(pl.Float64)).otherwise(capped)
+    return frame.with_columns(kept.alias(name)).drop("_pr_q", "_pr_r", "_pr_m", "_pr_raw")
+
+
+def _in_row_order(expr: pl.Expr, by: list[str]) -> pl.Expr:
+    """A cumulative ``expr`` taken in ascending p order (``_pr_r``) within each by group."""
+    if by:
+        return expr.over(by, order_by="_pr_r")
+    return expr.over(pl.lit(0), order_by="_pr_r")
+
+
+def decision(p: pl.Expr, alpha: float) -> pl.Expr:
+    """``p <= alpha``; null when the p-value is null or NaN (NaN is never a decision)."""
+    return pl.when(p.is_not_nan()).then(p <= alpha)
+
+
+def with_adjusted(
+    out: pl.LazyFrame, columns: list[str], by: list[str], alpha: float, adjust: str | None
+) -> pl.LazyFrame:
+    """``out``'s ``columns`` with ``p_adjusted`` (with ``adjust``) and ``reject`` after ``p_value``.
+
+    ``reject`` is based on ``p_adjusted`` when ``adjust`` is given, else on ``p_value``.
+    Shared by every frequentist pairwise table, so each has by…, model_a, model_b, n,
+    estimate, statistic, df…, p_value, [p_adjusted], reject, extras.
+    """
+    at = columns.index("p_value") + 1
+    head, tail = columns[:at], columns[at:]
+    if adjust is None:
+        return out.select(*head, decision(pl.col("p_value"), alpha).alias("reject"), *tail)
+    out = adjusted(out, by, adjust)
+    reject = decision(pl.col("p_adjusted"), alpha).alias("reject")
+    return out.select(*head, "p_adjusted", reject, *tail)
+
+
+def two_sided(upper: pl.Expr, lower: pl.Expr, alternative: str) -> pl.Expr:
+    """The p-value for ``alternative`` from the two tails P(T ≥ t) and P(T ≤ t).
+
+    ``"greater"`` (a > b): the upper tail; ``"less"``: the lower tail;
+    ``"two-sided"``: twice the smaller tail, capped at 1.
+    """
+    if alternative == "greater":
+        return upper
+    if alternative == "less":
+        return lower
+    # min_horizontal skips nulls and ranks NaN last: keep a null or NaN tail as it is
+    both = (2.0 * pl.min_horizontal(upper, lower)).clip(upper_bound=1.0)
+    void = upper.is_null() | lower.is_null()
+    nan = upper.is_nan() | lower.is_nan()
+    return pl.when(void).then(None).when(nan).then(float("nan")).otherwise(both)
+
+
+def check_alpha(alpha: float) -> None:
+    """Raise ``ValueError`` unless ``0 < alpha < 1``."""
+    if not 0 < alpha < 1:
+        msg = f"alpha must be in (0, 1), got {alpha!r}"
+        raise ValueError(msg)
+
+
+@dataclass(frozen=True)
+class FoldTable:
+    """A validated per-fold table: ``by…, model, fold`` and the metric as ``VALUE``."""
+
+    frame: pl.LazyFrame
+    by: list[str]
+    model: str
+    fold: str
+    metric: str  # the metric's name, for messages and output columns
+    repeat: str | None = None  # the repeat column of a repeated cross-validation
+
+    @property
+    def blocks(self) -> list[str]:
+        """The columns naming one block (one split): ``[repeat, fold]`` or ``[fold]``."""
+        return [self.fold] if self.repeat is None else [self.repeat, self.fold]
+
+
+def resolve_by(schema: pl.Schema, by: str | Iterable[str] | None, dataset: str) -> list[str]:
+    """``by=None`` means ``[dataset]`` when the table has that column, else no grouping."""
+    if by is None:
+        return [dataset] if dataset in schema else []
+    return as_names(by)
+
+
+def metric_expr(metric: ColumnLike, schema: pl.Schema, *, what: str = "per-fold table") -> pl.Expr:
+    """Return the metric as a ``Float64`` expression, checking its columns and dtype."""
+    expr = to_expr(metric, argument="metric")
+    require_columns(schema, expr.meta.root_names(), what=what)
+    dtype = pl.LazyFrame(schema=schema).select(expr).collect_schema().dtypes()[0]
+    if not dtype.is_numeric():
+        msg = (
+            f"metric {describe(expr)} has dtype {dtype}; it must be numeric. "
+            "Cast it first, e.g. pl.col('auc').cast(pl.Float64)."
+        )
+        raise TypeError(msg)
+    return expr.cast(pl.Float64)
+
+
+def listing(rows: pl.LazyFrame, columns: list[str], what: str) -> pl.LazyFrame:
+    """One row, one column ``what``: the rows quoted as ``(a, b)`` tuples, or null."""
+    cells = [pl.col(c).cast(pl.String).fill_null("null") for c in columns]
+    item = pl.format("({})", pl.concat_str(cells, separator=", "))
+    more = pl.when(pl.len() > _SHOWN).then(pl.format(" and {} more", pl.len() - _SHOWN))
+    shown = item.sort().head(_SHOWN).str.join(", ")
+    text = pl.format("{} {}{}", pl.lit(what), shown, more.otherwise(pl.lit("")))
+    return rows.select(pl.when(pl.len() > 0).then(text).alias(what))
+
+
+def problems(parts: list[pl.LazyFrame]) -> pl.LazyFrame:
+    """Join one-row ``listing`` frames into one row, column ``problem`` (``""`` if none)."""
+    combined = pl.concat(parts, how="horizontal")
+    return combined.select(
+        pl.concat_str(pl.all(), separator="; ", ignore_nulls=True).fill_null("").alias("problem")
+    )
+
+
+def guarded(
+    original: FrameLike, frame: pl.LazyFrame, found: pl.LazyFrame, head: str, tail: str
+) -> pl.LazyFrame:
+    """Return ``frame``, failing with ``head + problem + tail`` if ``found`` has a problem.
+
+    For a ``DataFrame`` ``original`` the check runs now and raises ``ValueError``; for
+    a ``LazyFrame`` it joins the plan and raises ``ComputeError`` when collected.
+
+    The check is the first part of a union with ``frame`` (it contributes no rows), so
+    it runs even when ``frame`` turns out empty or only its head is read — a join
+    or filter on ``frame`` would be skipped by Polars in those cases.
+    """
+    if isinstance(original, pl.DataFrame):
+        problem = found.collect().item()
+        if problem:
+            raise ValueError(head + problem + tail)
+    message = pl.concat_str(pl.lit(head), pl.col("problem"), pl.lit(tail))
+    failed = found.select(fail_if(pl.col("problem") != "", message).alias(_OK))
+    failed = failed.filter(~pl.col(_OK))  # always empty, or raises
+    schema = frame.collect_schema()
+    blank = failed.with_columns(pl.lit(None, dtype=d).alias(c) for c, d in schema.items())
+    blank = blank.select(schema.names())
+    return pl.concat([blank, frame])
+
+
+def one_class_rows(
+    log: FrameLike,
+    frame: pl.LazyFrame,
+    *,
+    has_class: bool,
+    class_: str,
+    positive_class: Any,
+    caller: str,
+) -> pl.LazyFrame:
+    """The score rows of one class, for functions that read a log as one binary problem.
+
+    With ``positive_class``, the rows of that class (a ``ValueError`` at once if the
+    log has no class column). Without it, a log holding several classes is an error,
+    reported on its own (raised now for a ``DataFrame``, at collection for a
+    ``LazyFrame``): rows of two classes would otherwise surface as repeated samples.
+    """
+    if positive_class is not None:
+        if not has_class:
+            msg = f"positive_class={positive_class!r} needs a {class_!r} column in the log"
+            raise ValueError(msg)
+        return frame.filter(pl.col(class_) == positive_class)
+    if not has_class:
+        return frame
+    classes = frame.select(pl.col(class_).unique()).filter(pl.len() > 1)
+    found = problems([listing(classes, [class_], f"several classes in {class_!r}:")])
+    head = f"polaroc: {caller} reads one class's scores, but the log has "
+    tail = ". Pass positive_class= to choose the class whose scores to use."
+    return guarded(log, frame, found, head, tail)
+
+
+def _crossed(left: pl.LazyFrame, right: pl.LazyFrame, by: list[str]) -> pl.LazyFrame:
+    """Every row of ``left`` with every row of ``right`` within each ``by`` group."""
+    return left.join(right, on=by) if by else left.join(right, how="cross")
+
+
+def design_listings(
+    frame: pl.LazyFrame,
+    *,
+    by: list[str],
+    model: str,
+    fold: str,
+    min_folds: int = 2,
+    repeat: str | None = None,
+    folds_per_repeat: int = 1,
+) -> list[pl.LazyFrame]:
+    """What is unbalanced in ``frame``, as ``listing`` frames (see ``problems``).
+
+    A cell is a block — a fold, or with ``repeat`` a (repeat, fold) pair — that exists
+    in the table (in some model's rows of the by group); every model needs exactly one
+    row in every existing cell, and a cell that no model has is never asked for (fold
+    ids may restart in each repeat or run on across repeats). ``min_folds`` counts the
+    cells of a by group; with ``repeat``, ``folds_per_repeat`` the least number of
+    folds every repeat must have (2 for a corrected test whose n_test/n_train is
+    1/(K − 1); a repeated hold-out has 1).
+    """
+    blocks = [fold] if repeat is None else [repeat, fold]
+    keys = [*by, model, *blocks]
+    has_null = pl.any_horizontal(pl.col(keys).is_null())
+    nulls = frame.filter(has_null).select(keys)
+    frame = frame.filter(~has_null)
+    cells = frame.group_by(keys).agg(pl.len().alias("_pr_rows"))
+    models = frame.select([*by, model]).unique()
+    present = frame.select([*by, *blocks]).unique()
+    missing = _crossed(models, present, by).join(cells, on=keys, how="anti")
+    duplicated = cells.filter(pl.col("_pr_rows") > 1)
+    group_keys: list[str | pl.Expr] = [*by] or [pl.lit(0).alias("_pr_all")]
+    few = present.group_by(group_keys).agg(pl.len().alias("_pr_folds"))
+    few = few.filter(pl.col("_pr_folds") < min_folds)
+    group = f"({', '.join(by)})" if by else "the table"
+    what = fold if repeat is None else f"({repeat}, {fold})"
+    listings = [
+        listing(nulls, keys, f"rows with a null key ({', '.join(keys)}):"),
+        listing(missing, keys, f"missing ({', '.join(keys)}) rows:"),
+        listing(duplicated, [*keys, "_pr_rows"], f"duplicated ({', '.join(keys)}, count):"),
+        listing(few, [*by, "_pr_folds"], f"fewer than {min_folds} {what} values in {group}:"),
+    ]
+    if repeat is not None and folds_per_repeat > 1:
+        per_repeat = present.group_by([*by, repeat]).agg(pl.len().alias("_pr_k"))
+        single = per_repeat.filter(pl.col("_pr_k") < folds_per_repeat).select(*by, repeat)
+        listings.append(
+            listing(
+                single,
+                [*by, repeat],
+                f"a repeated hold-out (one {fold} per {repeat}; the corrected t needs "
+                f"n_test/n_train, pass test_train_ratio=) in ({', '.join([*by, repeat])}):",
+            )
+        )
+    return listings
+
+
+def design_problems(
+    frame: pl.LazyFrame,
+    *,
+    by: list[str],
+    model: str,
+    fold: str,
+    min_folds: int = 2,
+    repeat: str | None = None,
+    folds_per_repeat: int = 1,
+) -> pl.LazyFrame:
+    """One row with column ``problem``: what is unbalanced in ``frame``, or ``""``."""
+    listings = design_listings(
+        frame, by=by, model=model, fold=fold, min_folds=min_folds, repeat=repeat,
+        folds_per_repeat=folds_per_repeat,
+    )  # fmt: skip
+    return problems(listings)
+
+
+def checked(
+    table: FrameLike,
+    frame: pl.LazyFrame,
+    *,
+    by: list[str],
+    model: str,
+    fold: str,
+    min_folds: int = 2,
+    repeat: str | None = None,
+    folds_per_repeat: int = 1,
+) -> pl.LazyFrame:
+    """Return ``frame`` guarded by the design check (eager for a ``DataFrame`` input).
+
+    Both ``frame`` and the result are cached plan nodes: the check reads ``frame``
+    several times and the tests read the result several times, and without a cache
+    node each read copies the whole upstream plan (chained tables then grow
+    multiplicatively and take the optimizer seconds to deduplicate).
+    """
+    frame = frame.cache()
+    found = design_problems(
+        frame, by=by, model=model, fold=fold, min_folds=min_folds, repeat=repeat,
+        folds_per_repeat=folds_per_repeat,
+    )  # fmt: skip
+    if repeat is None:
+        head = (
+            f"polaroc: the per-fold table is not a balanced {model} × {fold} design (every "
+            f"{model} needs exactly one row for every {fold} within each by group): "
+        )
+        tail = (
+            ". Filter the table to complete (model, fold) sets, or fix the grouping (by=); "
+            "a repeated cross-validation needs its repeat column (repeat=)."
+        )
+    else:
+        head = (
+            f"polaroc: the per-fold table is not a balanced {model} × ({repeat}, {fold}) "
+            f"design (every {model} needs exactly one row for every ({repeat}, {fold}) "
+            f"cell of the table within each by group): "
+        )
+        tail = (
+            f". Filter the table to complete ({model}, {repeat}, {fold}) sets, "
+            "or fix the grouping (by=)."
+        )
+    return guarded(table, frame, found, head, tail).cache()
+
+
+def read_fold_table(
+    table: FrameLike,
+    *,
+    metric: ColumnLike,
+    by: str | Iterable[str] | None,
+    model: str,
+    fold: str,
+    dataset: str = "dataset",
+    min_folds: int = 2,
+    repeat: str = "repeat",
+    folds_per_repeat: int = 1,
+) -> FoldTable:
+    """Validate a per-fold table and return ``by…, model, [repeat,] fold, VALUE``.
+
+    A table holding the ``repeat`` column (and not grouping by it) is a repeated
+    cross-validation: its blocks are the (repeat, fold) pairs the table holds, every
+    model needs every one of them, and ``FoldTable.repeat`` names the column.
+    ``folds_per_repeat`` (with a repeat column): the least number of folds per repeat.
+
+    Raises
+    ------
+    ValueError
+        A column is missing, ``model``/``fold`` is also in ``by``, or (``DataFrame``
+        input) the design is unbalanced.
+    TypeError
+        The metric is not numeric.
+    """
+    frame = as_lazy(table, argument="table")
+    schema = frame.collect_schema()
+    group = resolve_by(schema, by, dataset)
+    require_columns(schema, [*group, model, fold], what="per-fold table")
+    clash = [c for c in (model, fold) if c in group]
+    if clash:
+        msg = f"column {clash[0]!r} cannot be both a key (model/fold) and in by={group!r}"
+        raise ValueError(msg)
+    rep = repeat if repeat in schema and repeat not in (*group, model, fold) else None
+    value = metric_expr(metric, schema)
+    name = value.meta.output_name(raise_if_undetermined=False) or "metric"
+    blocks = [fold] if rep is None else [rep, fold]
+    frame = frame.select(*group, model, *blocks, value.alias(VALUE))
+    frame = checked(
+        table, frame, by=group, model=model, fold=fold, min_folds=min_folds, repeat=rep,
+        folds_per_repeat=folds_per_repeat,
+    )  # fmt: skip
+    return FoldTable(frame=frame, by=group, model=model, fold=fold, metric=name, repeat=rep)
+
+
+def pair_differences(ft: FoldTable) -> pl.LazyFrame:
+    """Every unordered model pair with its per-block differences ``a − b`` (blocks: (repeat,) fold).
+
+    The one pairing of models that the paired t, the 5×2 cv and the Bayesian t tests read.
+
+    One row per (by…, ``model_a`` < ``model_b``, [repeat,] fold) where both values
+    are non-null, with the values ``_pr_a``, ``_pr_b``, their difference ``_pr_diff``
+    and ``_pr_folds``, the number of folds of one repeat in the by group (cells over
+    repeats: a Float64, K for a balanced K-fold design).
+    """
+    if ft.repeat is None:
+        per_repeat = pl.col(ft.fold).n_unique().cast(pl.Float64)
+    else:  # fold ids may restart in each repeat or run on: count (repeat, fold) cells
+        cells = pl.struct(ft.repeat, ft.fold).n_unique().cast(pl.Float64)
+        per_repeat = cells / pl.col(ft.repeat).n_unique().cast(pl.Float64)
+    folds = over(per_repeat, ft.by).alias("_pr_folds")
+    left = ft.frame.rename({ft.model: "model_a", VALUE: "_pr_a"}).with_columns(folds)
+    right = ft.frame.rename({ft.model: "model_b", VALUE: "_pr_b"})
+    on = [*ft.by, *ft.blocks]
+    pairs = left.join(right, on=on).filter(pl.col("model_a") < pl.col("model_b"))
+    diff = (pl.col("_pr_a") - pl.col("_pr_b")).alias("_pr_diff")
+    columns = [*ft.by, "model_a", "model_b", *ft.blocks, "_pr_folds", "_pr_a", "_pr_b", diff]
+    return pairs.select(columns).drop_nulls("_pr_diff")
+
+
+def settled_difference() -> pl.Expr:
+    """``_pr_diff`` of :func:`pair_differences`' rows for rank and sign tests.
+
+    Zero when ``a − b`` is zero up to rounding (:func:`negligible`), otherwise rounded to
+    ``DIGITS`` significant digits, so floating-point noise neither breaks ties nor makes
+    zeros non-zero; a NaN difference stays NaN, never a zero.
+    """
+    a, b = pl.col("_pr_a"), pl.col("_pr_b")
+    zero = negligible(a - b, pl.max_horizontal(a.abs(), b.abs()))
+    return pl.when(zero).then(0.0).otherwise((a - b).round_sig_figs(DIGITS)).alias("_pr_diff")
