@@ -13,12 +13,12 @@ from collections.abc import Callable, Iterable
 
 import polars as pl
 
-from polaroc._dist import t_ppf
+from polaroc.compare._dist import t_ppf
 from polaroc._input import ColumnLike, FrameLike, as_lazy, require_columns
-from polaroc._table import (
+from polaroc.compare._table import (
     DIGITS,
     Adjust,
-    adjust_p,
+    adjusted,
     check_adjust,
     check_alpha,
     metric_expr,
@@ -516,10 +516,9 @@ def _decide(
     others = joined.filter(pl.col(model) != pl.col("_pr_best"))
     raw = pl.col("_pr_p")
     if ctx.rope is None and ctx.adjust is not None:
-        adjusted = adjust_p(raw, groups, ctx.adjust)
+        others = adjusted(others, groups, ctx.adjust, p="_pr_p", name="p_vs_best")
     else:
-        adjusted = raw
-    others = others.with_columns(p_vs_best=adjusted)
+        others = others.with_columns(p_vs_best=raw)
     own = joined.filter(pl.col(model) == pl.col("_pr_best")).with_columns(
         p_vs_best=pl.lit(None, dtype=pl.Float64)
     )
