@@ -13,8 +13,8 @@ from collections.abc import Callable, Iterable
 
 import polars as pl
 
-from polaroc.compare._dist import t_ppf
 from polaroc._input import ColumnLike, FrameLike, as_lazy, require_columns
+from polaroc.compare._dist import t_ppf
 from polaroc.compare._table import (
     DIGITS,
     Adjust,

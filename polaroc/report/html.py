@@ -252,7 +252,7 @@ def _one_verdict(
 
         def label(p: float | None) -> str:
             known = p is not None and p == p
-            return f"P(not worse) = {p:.2f}" if known else "P = NaN"
+            return f"P(equivalent or better) = {p:.2f}" if known else "P = NaN"
 
         test += f", ROPE ±{settings.rope:g}" if settings.rope is not None else ""
     else:
