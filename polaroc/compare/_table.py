@@ -243,7 +243,10 @@ def adjusted(
         if adjust == "bonferroni":
             value = m * qc
         elif adjust == "sidak":
-            value = -((m * (-qc).log1p()).exp() - 1.0)
+            # −expm1(m·log1p(−p)) as statsmodels, with expm1(x) = 2·sinh(x/2)·exp(x/2)
+            # (exact for tiny p, where exp(x) − 1 would cancel)
+            x = m * (-qc).log1p()
+            value = -2.0 * (x / 2.0).sinh() * (x / 2.0).exp()
         elif adjust == "holm":
             value = _in_row_order(((m - r + 1.0) * qc).cum_max(), by)
         elif adjust == "hochberg":
