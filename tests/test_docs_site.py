@@ -21,6 +21,7 @@ from collections import Counter
 from pathlib import Path
 from types import ModuleType
 
+import matplotlib.image
 import pytest
 import yaml
 
@@ -31,6 +32,8 @@ import polaroc.report
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs"
 REFERENCE = DOCS / "reference"
+NOTEBOOKS = ROOT / "notebooks"
+PNG = b"\x89PNG\r\n\x1a\n"
 BLOCK = re.compile(r"^::: (polaroc(?:\.\w+)+)\s*$", re.M)
 
 # The build runs in a child interpreter whose sockets refuse to connect, so a theme asset,
@@ -100,7 +103,7 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     command = [sys.executable, "-c", OFFLINE_BUILD, "build", "--strict", "--quiet"]
     command += ["--config-file", str(ROOT / "mkdocs.yml"), "--site-dir", str(out)]
     env = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
-    done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, env=env, timeout=300)
+    done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, env=env, timeout=3600)
     assert done.returncode == 0, done.stdout + done.stderr
     return out
 
@@ -129,8 +132,10 @@ def test_every_public_name_has_exactly_one_reference_block():
 
 def test_every_page_is_in_the_nav_and_the_nav_names_existing_pages():
     pages = nav_pages(config()["nav"])
-    on_disk = sorted(str(p.relative_to(DOCS)) for p in DOCS.rglob("*.md"))
-    assert sorted(pages) == on_disk
+    on_disk = [str(p.relative_to(DOCS)) for p in DOCS.rglob("*.md")]
+    # docs/_ext/notebooks.py adds every notebook, executed, as notebooks/<name>.md
+    executed = [f"notebooks/{p.stem}.md" for p in NOTEBOOKS.glob("*.ipynb")]
+    assert sorted(pages) == sorted(on_disk + executed)
     for page in ("getting-started.md", "log-format.md", "metrics.md", "comparing.md"):
         assert page in pages
     for page in ("distributed.md", "report.md", "architecture.md"):
@@ -242,6 +247,22 @@ def test_the_reference_shows_every_parameters_own_default(site):
                 wrong.append(f"{name}({parameter}): the reference shows {shown}, not {default!r}")
     assert checked > 300, "the reference's parameter tables were not found"
     assert not wrong, "\n".join(wrong[:20])
+
+
+@pytest.mark.parametrize("notebook", sorted(NOTEBOOKS.glob("*.ipynb")), ids=lambda p: p.stem)
+def test_the_notebooks_are_pages_with_their_outputs_and_figures(site, notebook):
+    # stored without outputs (tests/test_notebooks.py), rendered executed by the build
+    page = (site / "notebooks" / notebook.stem / "index.html").read_text()
+    assert "<h1" in page, "the notebook's title heading"
+    outputs = page.count("<pre") + page.count("<table")
+    assert outputs > 2, "the executed cells' printed tables and results"
+    images = re.findall(r'<img[^>]*src="([^"]+\.png)"', page)
+    if re.search(r"\b(?:plot|plt)\.", notebook.read_text()):
+        assert images, "the notebook's figures"
+    for src in images:
+        png = (site / "notebooks" / notebook.stem / src).resolve()
+        assert png.read_bytes().startswith(PNG), f"{src} is not a PNG"
+        assert matplotlib.image.imread(png).size > 0  # the whole image decodes
 
 
 def test_site_loads_nothing_from_the_network(site):

@@ -25,15 +25,15 @@ from polaroc.compare._table import (
     negligible,
     resolve_by,
 )
+from polaroc.compare._table import (
+    higher_is_better as infer_direction,
+)
 from polaroc.compare.across import friedman_test, mean_ranks, nemenyi_test, wilcoxon_test
 from polaroc.compare.bayes import bayes_signed_rank, bayes_ttest
 from polaroc.compare.cv5x2 import combined_ftest_5x2cv
 from polaroc.compare.paired import paired_ttest
 
 __all__ = ["verdict"]
-
-LOWER_IS_BETTER = frozenset({"error", "brier", "log_loss"})
-"""Metric names whose lower values are better (``higher_is_better=None`` infers from them)."""
 
 PAIRED_T = "paired t"
 CORRECTED_T = "corrected repeated k-fold t"
@@ -44,7 +44,6 @@ BAYES_T = "Bayesian correlated t"
 BAYES_SIGNED_RANK = "Bayesian signed-rank"
 
 _MIN_DATASETS = 5  # Demšar (2006, §3.2.2): fewer data sets give the rank tests little power
-_SEED = 0  # the Bayesian signed-rank test's seed: the same verdict on every run
 
 
 def verdict(
@@ -57,7 +56,7 @@ def verdict(
     by: str | Iterable[str] | None = None,
     higher_is_better: bool | None = None,
     test_train_ratio: float | None = None,
-    seed: int = _SEED,
+    seed: int = 0,
     model: str = "model",
     fold: str = "fold",
     dataset: str = "dataset",
@@ -90,11 +89,12 @@ def verdict(
 
     **The rule.** ``p_vs_best`` of a model is the chosen test's p-value for the pair
     (best, model), adjusted with ``adjust`` over the k − 1 comparisons with the best
-    (comparisons with a control; Demšar 2006, §3.2.2); the model is ``tied_with_best``
-    unless ``p_vs_best <= alpha`` — and, across data sets with three or more models,
-    unless Friedman's test also rejects at ``alpha`` (the post-hoc test runs only after
-    the omnibus one rejects). Nemenyi's p-value is already simultaneous over all pairs,
-    so Holm on top of it is conservative; ``adjust=None`` gives Nemenyi's own.
+    (comparisons with a control; Demšar 2006, §3.2.2). The model is worse than the
+    best (``tied_with_best`` false) when ``p_vs_best <= alpha`` and, across data sets
+    with three or more models, Friedman's test rejects at ``alpha`` too (the post-hoc
+    test counts only after the omnibus one rejects); otherwise it is tied with the best.
+    Nemenyi's p-value is already simultaneous over all pairs, so Holm on top of it is
+    conservative; ``adjust=None`` gives Nemenyi's own.
 
     **With** ``rope`` the probabilities are not p-values and are not adjusted:
     ``p_vs_best`` = 1 − P(the best is practically better than the model) = P(the model
@@ -226,8 +226,7 @@ def verdict(
     require_columns(schema, [*groups, model, fold], what="per-fold table")
     value = metric_expr(metric, schema)
     name = value.meta.output_name(raise_if_undetermined=False) or "metric"
-    if higher_is_better is None:
-        higher_is_better = name not in LOWER_IS_BETTER
+    higher_is_better = infer_direction(name, higher_is_better)
     rep = repeat if repeat in schema and repeat not in (*groups, model, fold) else None
     blocks = [fold] if rep is None else [rep, fold]
     data = frame.select(*groups, model, *blocks, value.alias(name)).collect()
@@ -514,11 +513,10 @@ def _decide(
     on = [*groups, "_pr_best", model]
     joined = stats.join(p, on=on, how="left", nulls_equal=True)
     others = joined.filter(pl.col(model) != pl.col("_pr_best"))
-    raw = pl.col("_pr_p")
     if ctx.rope is None and ctx.adjust is not None:
         others = adjusted(others, groups, ctx.adjust, p="_pr_p", name="p_vs_best")
     else:
-        others = others.with_columns(p_vs_best=raw)
+        others = others.with_columns(p_vs_best=pl.col("_pr_p"))
     own = joined.filter(pl.col(model) == pl.col("_pr_best")).with_columns(
         p_vs_best=pl.lit(None, dtype=pl.Float64)
     )
