@@ -18,7 +18,6 @@ from polaroc.compare._table import ADJUSTMENTS, adjusted
 from polaroc.compare.registry import REGISTRY
 from tests.tables import random_table
 
-
 # statsmodels spells Hochberg's step-up "simes-hochberg"
 STATSMODELS = {"hochberg": "simes-hochberg"}
 
