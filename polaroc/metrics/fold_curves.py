@@ -143,9 +143,12 @@ def pooled_roc(
         by=_outer_by(log, by, columns),
         drop_intermediate=drop_intermediate,
         thresholds=thresholds,
+        model=model,
+        fold=fold,
         class_=class_,
         score=score,
         label=label,
+        dataset=dataset,
         weight=weight,
     )
 

@@ -1,17 +1,30 @@
-"""The whole evaluation of a log: the report's tables, its figures and the command line.
+"""The whole evaluation of a log: the report's tables, its figures, its page and the command line.
 
-:func:`report_tables` computes every table of ``polaroc report`` in one plan;
-:func:`write_report` writes them; :mod:`polaroc.plot` draws the figures and
-:mod:`polaroc.report.html` lays everything out as one self-contained ``index.html``.
+:func:`write_report` writes everything — tables, figures and the self-contained
+``index.html`` that opens with the verdict — from a log frame or Parquet paths (the
+command line calls it); :func:`report_tables` builds the tables as one lazy plan and
+:func:`write_tables` writes collected tables; :mod:`polaroc.plot` draws the figures and
+:mod:`polaroc.report.html` lays the page out.
 """
 
 from polaroc.report.tables import (
     Report,
+    Settings,
     flat,
     report_tables,
     summary_table,
     to_markdown,
-    write_report,
+    write_tables,
 )
+from polaroc.report.write import write_report
 
-__all__ = ["Report", "flat", "report_tables", "summary_table", "to_markdown", "write_report"]
+__all__ = [
+    "Report",
+    "Settings",
+    "flat",
+    "report_tables",
+    "summary_table",
+    "to_markdown",
+    "write_report",
+    "write_tables",
+]

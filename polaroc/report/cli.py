@@ -12,22 +12,15 @@ import warnings
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, TypeVar
+from typing import TypeVar
 
 import polars as pl
 
 from polaroc._input import LogColumns
-from polaroc.io import demo_log_path, find_log_files, scan_logs
-from polaroc.report.tables import (
-    Report,
-    optional_tables,
-    report_tables,
-    to_markdown,
-    write_report,
-)
-
-if TYPE_CHECKING:
-    from matplotlib.figure import Figure
+from polaroc.io import demo_log_path, find_log_files
+from polaroc.report.tables import LOWER_IS_BETTER, Report, Settings, to_markdown
+from polaroc.report.write import first_line as _first_line
+from polaroc.report.write import write_report
 
 __all__ = ["main"]
 
@@ -123,7 +116,8 @@ def _parser() -> argparse.ArgumentParser:
         "--metric",
         default="auc",
         choices=["auc", "sauc", "error"],
-        help="metric compared by the paired t, ANOVA and Duncan (default: auc)",
+        help="metric compared by the verdict and every test (default: auc); lower is better "
+        f"for {', '.join(sorted(LOWER_IS_BETTER & {'error', 'brier', 'log_loss'}))}",
     )
     tests.add_argument(
         "--alpha", type=float, default=0.05, help="significance level (default: %(default)s)"
@@ -131,7 +125,8 @@ def _parser() -> argparse.ArgumentParser:
     tests.add_argument(
         "--adjust",
         choices=["holm", "bonferroni"],
-        help="adjust the paired t p-values across model pairs",
+        help="adjust the paired t p-values across model pairs (reject is then decided on "
+        "p_adjusted); the verdict adjusts its comparisons with the best by Holm unless given",
     )
     tests.add_argument(
         "--rope",
@@ -145,7 +140,14 @@ def _parser() -> argparse.ArgumentParser:
         type=float,
         default=0.5,
         help="score threshold for the error of a binary log without a class "
-        "column (default: %(default)s)",
+        "column (default: %(default)s; a finite number)",
+    )
+    tests.add_argument(
+        "--seed",
+        type=int,
+        default=0,
+        help="seed of the randomised tests, so two runs write identical files "
+        "(default: %(default)s)",
     )
 
     report = commands.add_parser(
@@ -170,7 +172,7 @@ def _parser() -> argparse.ArgumentParser:
     defaults = LogColumns()
     for flag, attr in [("model", "model"), ("fold", "fold"), ("class", "class_"),
                        ("score", "score"), ("label", "label"), ("sample", "sample"),
-                       ("dataset", "dataset")]:  # fmt: skip
+                       ("dataset", "dataset"), ("repeat", "repeat")]:  # fmt: skip
         names.add_argument(
             f"--{flag}",
             dest=attr,
@@ -178,6 +180,13 @@ def _parser() -> argparse.ArgumentParser:
             default=getattr(defaults, attr),
             help=f"(default: {getattr(defaults, attr)})",
         )
+
+    names.add_argument(
+        "--weight",
+        metavar="COL",
+        default=None,
+        help="case-weight column passed to the metrics (default: none, unweighted)",
+    )
 
     commands.add_parser(
         "demo", parents=[common], help="run the report on the bundled example log",
@@ -192,109 +201,35 @@ def _show(title: str, df: pl.DataFrame) -> None:
     print(to_markdown(df))
 
 
-def _terminal_tables(rep: Report, tables: dict[str, pl.DataFrame], metric: str) -> None:
-    by = rep.by
-    summary = tables["summary"]
-    _show("per model: mean and sd over folds", summary)
-    keep = [*by, "model_a", "model_b", "n", "estimate", "statistic", "p_value"]
+def _terminal_tables(rep: Report, metric: str) -> None:
+    tables = rep.results
+    _show("per model: mean and sd over folds", tables["summary"])
     paired = tables["paired_ttest"]
-    keep += ["p_adjusted"] if "p_adjusted" in paired.columns else []
-    _show(f"paired t tests on {metric}", paired.select(*keep, "reject"))
+    _show(f"paired t tests on {metric}", paired)
     _show(f"two-way ANOVA of {metric} (models x folds)", tables["anova"])
     _show(f"Duncan's multiple range test on {metric}", tables["duncan"])
 
 
-def _parts(frame: pl.DataFrame, by: list[str]) -> dict[tuple[object, ...], pl.DataFrame]:
-    """One table per data set (by group); the whole table under ``()`` without ``by``."""
-    if not by or frame.is_empty() or not set(by) <= set(frame.columns):
-        return {(): frame}
-    return frame.partition_by(by, as_dict=True, include_key=False)
-
-
-def _suffix(key: tuple[object, ...]) -> str:
-    return "".join(f"_{k}" for k in key)
-
-
-def _figures(
-    rep: Report,
-    tables: dict[str, pl.DataFrame],
-    curves: dict[str, pl.DataFrame],
-    optional: dict[str, pl.DataFrame | str],
-    out: Path,
-    metric: str,
-) -> dict[str, Path]:
-    """Draw and save every figure, per data set; returns name → PNG path."""
-    import matplotlib
-
-    matplotlib.use("Agg")  # files only: no window, whatever the user's default backend
-    import matplotlib.pyplot as plt
-
-    from polaroc import plot
-
-    model, fold = rep.columns.model, rep.columns.fold
-    written: dict[str, Path] = {}
-
-    def save(name: str, fig: Figure) -> None:
-        written[name] = out / f"{name}.png"
-        fig.savefig(written[name], dpi=110, bbox_inches="tight")
-        plt.close(fig)
-
-    duncans = _parts(tables["duncan"], rep.by)
-    for key, part in _parts(tables["folds"], rep.by).items():
-        save(
-            f"{metric}_per_fold{_suffix(key)}",
-            plot.auc_distributions(
-                part, metric=metric, model=model, higher_is_better=metric != "error"
-            ),
-        )
-        dun = duncans.get(key)
-        if dun is not None and dun.height:
-            save(f"duncan{_suffix(key)}", plot.duncan_groups(dun, model=model))
-    if curves:
-        c = {k: _parts(v, rep.by) for k, v in curves.items()}
-        for key, part in c["folds"].items():
-            save(
-                f"roc{_suffix(key)}",
-                plot.roc_folds(part, c["pooled"][key], c["average"][key], model=model, fold=fold),
-            )
-        for key, part in c.get("pr_folds", {}).items():
-            save(
-                f"pr{_suffix(key)}",
-                plot.pr_folds(part, c["pr_pooled"][key], model=model, fold=fold),
-            )
-    if "pairwise" in tables:
-        for key, part in _parts(tables["pairwise"], rep.by).items():
-            save(f"pairwise{_suffix(key)}", plot.pairwise_heatmap(part, model=model))
-    if isinstance(optional.get("mean_ranks"), pl.DataFrame):
-        cd = plot.cd_diagram(
-            tables["folds"], metric, alpha=rep.alpha, higher_is_better=metric != "error",
-            model=model, dataset=rep.columns.dataset,
-        )  # fmt: skip
-        save("cd", cd)
-    return written
-
-
-def _collect_optional(plans: dict[str, pl.LazyFrame]) -> dict[str, pl.DataFrame | str]:
-    """Each optional table on its own: a design it does not fit is a note, not a failure."""
-    results: dict[str, pl.DataFrame | str] = {}
-    for name, plan in plans.items():
-        try:
-            results[name] = plan.collect()
-        except (ValueError, TypeError, pl.exceptions.PolarsError) as exc:
-            results[name] = _first_line(exc)
-    return results
-
-
-def run_report(log: pl.LazyFrame, args: argparse.Namespace, progress: Progress) -> Path:
-    """Compute and write the report for one (lazy) log, then print its tables.
+def run_report(args: argparse.Namespace, progress: Progress) -> Path:
+    """Compute and write the report (:func:`polaroc.report.write_report`), then print its tables.
 
     Files are written before anything goes to stdout, so a closed pipe (``| head``)
-    cannot lose them. Returns the path of the report page.
+    cannot lose them. Returns the path of the report page (or the folder without one).
     """
-    columns = LogColumns(**{
-        k: getattr(args, k, getattr(LogColumns(), k))
-        for k in ("model", "fold", "class_", "score", "label", "sample", "dataset")
-    })  # fmt: skip
+    Settings(metric=args.metric, alpha=args.alpha, adjust=args.adjust, rope=args.rope,
+             threshold=args.threshold, seed=args.seed,
+             weight=getattr(args, "weight", None))  # fmt: skip
+    names = {k: getattr(args, k, getattr(LogColumns(), k))
+             for k in ("model", "fold", "class_", "score", "label", "sample", "dataset",
+                       "repeat")}  # fmt: skip
+    if args.command == "demo":
+        files = [demo_log_path()]
+        log: str | Path | list[str] = demo_log_path()
+    else:
+        files = find_log_files(args.logs)
+        log = list(args.logs)
+    size = sum(f.stat().st_size for f in files) / 2**20
+    progress.say(f"scanning {len(files)} file(s), {size:.1f} MiB")
     folds = None
     engine = getattr(args, "engine", None)
     if engine is not None:
@@ -303,15 +238,27 @@ def run_report(log: pl.LazyFrame, args: argparse.Namespace, progress: Progress) 
         folds = progress.run(
             f"per-fold table on {engine}",
             lambda: distributed.evaluate(
-                args.logs, engine=engine, threshold=args.threshold, model=columns.model,
-                fold=columns.fold, class_=columns.class_, score=columns.score,
-                label=columns.label, sample=columns.sample, dataset=columns.dataset,
+                args.logs, engine=engine, threshold=args.threshold, model=names["model"],
+                fold=names["fold"], class_=names["class_"], score=names["score"],
+                label=names["label"], sample=names["sample"], dataset=names["dataset"],
             ),
         )  # fmt: skip
-    rep = report_tables(
-        log, metric=args.metric, alpha=args.alpha, threshold=args.threshold,
-        adjust=args.adjust, rope=args.rope, columns=columns, folds=folds,
+    notes = []
+    if not args.no_plots:
+        try:
+            import matplotlib  # noqa: F401
+        except ImportError:
+            notes.append("matplotlib is not installed: no figures (pip install 'polaroc[report]')")
+            progress.say(notes[-1])
+    rep = write_report(
+        log, args.out, metric=args.metric, alpha=args.alpha, adjust=args.adjust,
+        rope=args.rope, threshold=args.threshold, seed=args.seed, plots=not args.no_plots,
+        weight=getattr(args, "weight", None), folds=folds, progress=progress.run,
+        notes=[n for n in notes if "matplotlib" not in n], **names,
     )  # fmt: skip
+    for note in rep.notes:
+        if "great_tables" in note:
+            progress.say(note)
     kinds = rep.kinds
     n_multi = int(kinds["multiclass"].sum())
     if n_multi == kinds.height:
@@ -320,91 +267,14 @@ def run_report(log: pl.LazyFrame, args: argparse.Namespace, progress: Progress) 
         kind = "binary" + (f" (positive class: {rep.positive_class})" if rep.positive_class else "")
     else:
         kind = f"{kinds.height - n_multi} binary and {n_multi} multiclass data sets"
-    progress.say(f"{kind} log; computing per-fold metrics and comparisons")
-    names = list(rep.tables) + [f"curve_{k}" for k in rep.curves]
-    plans = list(rep.tables.values()) + list(rep.curves.values())
-    frames = progress.run("collecting", lambda: pl.collect_all(plans))
-    results = dict(zip(names, frames, strict=True))
-    tables = {k: results[k] for k in rep.tables}
-    curves = {k: results[f"curve_{k}"] for k in rep.curves}
-    # From the collected per-fold table: nothing is recomputed.
-    optional = _collect_optional(
-        optional_tables(
-            tables["folds"].lazy(),
-            metric=args.metric,
-            alpha=args.alpha,
-            by=rep.by,
-            n_datasets=rep.kinds.height,
-            design=rep.design,
-            rope=args.rope,
-            columns=rep.columns,
-        )
-    )
-
-    out = Path(args.out)
-    written = write_report(tables, out)
-    written += write_report({k: v for k, v in optional.items() if isinstance(v, pl.DataFrame)}, out)
-    figures: dict[str, Path] = {}
-    notes = []
-    if not args.no_plots:
-        try:
-            import matplotlib  # noqa: F401
-        except ImportError:
-            notes.append("matplotlib is not installed: no figures (pip install 'polaroc[report]')")
-            progress.say(notes[-1])
-        else:
-            figures = progress.run(
-                "drawing figures",
-                lambda: _figures(rep, tables, curves, optional, out, args.metric),
-            )
-            written += list(figures.values())
-    page = _write_page(rep, tables, optional, figures, out, args, notes, progress)
-    if page is not None:
-        written.append(page)
+    weight = f", weighted by {rep.settings.weight!r}" if rep.settings.weight else ""
+    progress.say(f"{kind} log{weight}")
     progress.say(
-        f"wrote {len(written)} files to {out}/ in {time.perf_counter() - progress.start:.1f} s"
+        f"wrote {len(rep.written)} files to {args.out}/ in "
+        f"{time.perf_counter() - progress.start:.1f} s"
     )
-    _terminal_tables(rep, tables, args.metric)
-    return page if page is not None else out
-
-
-def _write_page(
-    rep: Report,
-    tables: dict[str, pl.DataFrame],
-    optional: dict[str, pl.DataFrame | str],
-    figures: dict[str, Path],
-    out: Path,
-    args: argparse.Namespace,
-    notes: list[str],
-    progress: Progress,
-) -> Path | None:
-    """Write ``index.html`` (needs great_tables, from the ``report`` extra)."""
-    try:
-        import great_tables  # noqa: F401
-    except ImportError:
-        progress.say("great_tables is not installed: no index.html (pip install 'polaroc[report]')")
-        return None
-    from polaroc.report.html import PageInput, report_page
-
-    page = PageInput(
-        tables=tables, optional=optional, figures=figures, kinds=rep.kinds, by=rep.by,
-        metric=args.metric, alpha=args.alpha, model=rep.columns.model,
-        dataset=rep.columns.dataset, source=getattr(args, "source", ""), notes=notes,
-    )  # fmt: skip
-    path = out / "index.html"
-    path.write_text(report_page(page), encoding="utf-8")
-    return path
-
-
-def _first_line(exc: BaseException) -> str:
-    text = str(exc).strip() or type(exc).__name__
-    line = text.splitlines()[0]
-    # Runtime checks raise through a failed string parse; show only their message.
-    if "polaroc" in line and '["' in line:
-        line = line.split('["', 1)[1].split('"]', 1)[0]
-    while line.startswith("polaroc: "):  # the command adds its own prefix
-        line = line.removeprefix("polaroc: ")
-    return line
+    _terminal_tables(rep, args.metric)
+    return rep.page if rep.page is not None else Path(args.out)
 
 
 @contextmanager
@@ -460,16 +330,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     panicked = False
     try:
         with _rust_stderr_captured() as rust:
-            if args.command == "demo":
-                files = [demo_log_path()]
-                log = scan_logs(*files)
-            else:
-                files = find_log_files(args.logs)
-                log = scan_logs(*args.logs)
-            args.source = ", ".join(str(f) for f in files[:3]) + (" …" if len(files) > 3 else "")
-            size = sum(f.stat().st_size for f in files) / 2**20
-            progress.say(f"scanning {len(files)} file(s), {size:.1f} MiB")
-            page = run_report(log, args, progress)
+            page = run_report(args, progress)
             what = "report page" if page.suffix == ".html" else "report files"
             print(f"\n{what}: {page}")
             sys.stdout.flush()

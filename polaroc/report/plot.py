@@ -8,12 +8,14 @@ table is collected here, at the end of the pipeline) and returns a
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from types import ModuleType
 from typing import TYPE_CHECKING, cast
 
 import polars as pl
 
 from polaroc._input import FrameLike
+from polaroc.report.plot_scoring import calibration, det, gain_lift
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -26,9 +28,13 @@ __all__ = [
     "det",
     "duncan_groups",
     "gain_lift",
+    "p_value_heatmap",
     "pairwise_heatmap",
+    "posterior",
     "pr_folds",
     "roc_folds",
+    "roc_one_vs_rest",
+    "roc_overlay",
 ]
 
 
@@ -43,6 +49,33 @@ def _pyplot() -> ModuleType:
 
 def _frame(table: FrameLike) -> pl.DataFrame:
     return table.collect() if isinstance(table, pl.LazyFrame) else table
+
+
+def _models(values: pl.Series, order: Sequence[object] | None) -> list[object]:
+    """The models of ``values`` in ``order`` (those it lacks after, by name)."""
+    by_name = {str(v): v for v in values.unique().to_list()}
+    wanted = [] if order is None else list(order)
+    ranked = list(dict.fromkeys(by_name[str(m)] for m in wanted if str(m) in by_name))
+    return ranked + sorted((v for v in by_name.values() if v not in ranked), key=str)
+
+
+def _all_nan(frame: pl.DataFrame, column: str) -> bool:
+    """True when no point of ``column`` is a number (a NaN score makes the curve NaN)."""
+    return bool(frame.height == 0 or frame[column].fill_nan(None).null_count() == frame.height)
+
+
+def _nan_folds(frame: pl.DataFrame, fold: str, column: str) -> int:
+    """How many folds' curves are NaN (a NaN score makes a fold's curve NaN)."""
+    if frame.is_empty():
+        return 0
+    nan = frame.group_by(fold).agg(pl.col(column).fill_nan(None).null_count() == pl.len())
+    return int(nan[column].sum())
+
+
+def _no_curve(ax: Axes, n_folds: int = 0) -> None:
+    what = f"{n_folds} fold(s) with a NaN score:\nno curve for them" if n_folds else (
+        "no curve:\na NaN score")  # fmt: skip
+    ax.text(0.5, 0.5, what, ha="center", va="center", color="tab:red", transform=ax.transAxes)
 
 
 def _grid(
@@ -66,6 +99,7 @@ def roc_folds(
     *,
     model: str = "model",
     fold: str = "fold",
+    order: Sequence[object] | None = None,
 ) -> Figure:
     """Per model: each fold's ROC curve, the pooled curve, and the vertical average with its band.
 
@@ -83,6 +117,8 @@ def roc_folds(
         ``tpr``, ``tpr_sd``, ``tpr_low``, ``tpr_high``.
     model, fold
         Column names.
+    order
+        The models' panel order (e.g. best first, as the tables); default sorted by name.
 
     Returns
     -------
@@ -100,7 +136,7 @@ def roc_folds(
     8
     """
     folds, pooled, average = _frame(folds), _frame(pooled), _frame(average)
-    models = sorted(folds[model].unique().to_list())
+    models = _models(folds[model], order)
     fig, axes = _grid(len(models))
     for ax, name in zip(axes, models, strict=True):
         for part in folds.filter(pl.col(model) == name).partition_by(fold, maintain_order=True):
@@ -119,6 +155,8 @@ def roc_folds(
         pool = pooled.filter(pl.col(model) == name)
         ax.plot(pool["fpr"], pool["tpr"], color="black", lw=1.2, ls="--", label="pooled")
         ax.plot([0, 1], [0, 1], color="0.6", lw=0.6, ls=":")
+        if n_nan := _nan_folds(folds.filter(pl.col(model) == name), fold, "tpr"):
+            _no_curve(ax, n_nan)
         ax.set_title(str(name))
         ax.set_xlim(0, 1)
         ax.set_ylim(0, 1.01)
@@ -132,12 +170,19 @@ def roc_folds(
 
 
 def auc_distributions(
-    table: FrameLike, *, metric: str = "auc", model: str = "model", higher_is_better: bool = True
+    table: FrameLike,
+    *,
+    metric: str = "auc",
+    model: str = "model",
+    higher_is_better: bool = True,
+    order: Sequence[object] | None = None,
 ) -> Figure:
     """Per-fold values of a metric for each model, side by side (as in Aslan et al.'s figures).
 
-    Models are ordered by their mean; each box shows the folds' spread and the dots
-    the folds themselves.
+    Models are ordered best first; each box shows the folds' spread and the dots the
+    folds themselves. The axis leaves room above a perfect score, so a model whose
+    every fold scores AUC = 1 shows as a line with its dots, not a box hidden in the
+    frame.
 
     Parameters
     ----------
@@ -149,6 +194,8 @@ def auc_distributions(
         The model column.
     higher_is_better
         Order the best model first (highest mean if True, lowest otherwise).
+    order
+        The models' order (e.g. the tables'); default by mean, best first.
 
     Returns
     -------
@@ -160,35 +207,50 @@ def auc_distributions(
     >>> from polaroc import plot
     >>> table = pl.DataFrame({
     ...     "model": ["a"] * 3 + ["b"] * 3,
-    ...     "auc": [0.8, 0.82, 0.79, 0.7, 0.74, 0.71],
+    ...     "auc": [0.8, 0.82, 0.79, 1.0, 1.0, 1.0],
     ... })
-    >>> plot.auc_distributions(table).axes[0].get_ylabel()
-    'auc'
+    >>> ax = plot.auc_distributions(table).axes[0]
+    >>> [t.get_text() for t in ax.get_xticklabels()], bool(ax.get_ylim()[1] > 1.0)
+    (['b', 'a'], True)
     """
     plt = _pyplot()
     df = _frame(table).filter(pl.col(metric).is_not_null())
-    means = df.group_by(model).agg(pl.col(metric).mean()).sort(metric, descending=higher_is_better)
-    names = means[model].to_list()
+    means = (
+        df.group_by(model)
+        .agg(pl.col(metric).mean())
+        .sort(metric, model, descending=[higher_is_better, False], nulls_last=True)
+    )
+    names = _models(means[model], means[model].to_list() if order is None else order)
     values = [df.filter(pl.col(model) == n)[metric].to_numpy() for n in names]
-    fig, ax = plt.subplots(figsize=(max(4.0, 0.9 * len(names) + 1.5), 3.8))
-    ax.boxplot(values, tick_labels=[str(n) for n in names], widths=0.5, showfliers=False)
+    fig, ax = plt.subplots(figsize=(max(4.5, 0.9 * len(names) + 1.5), 3.8))
+    ax.boxplot(
+        values, tick_labels=[str(n) for n in names], widths=0.5, showfliers=False,
+        medianprops={"color": "tab:orange", "lw": 2},
+    )  # fmt: skip
     for i, v in enumerate(values, start=1):
         jitter = (pl.int_range(len(v), eager=True).to_numpy() % 5 - 2) * 0.04
-        ax.plot(i + jitter, v, "o", ms=3, color="tab:blue", alpha=0.7)
+        ax.plot(i + jitter, v, "o", ms=3, color="tab:blue", alpha=0.7, clip_on=False)
+    finite = df.filter(pl.col(metric).is_finite())[metric]
+    if finite.len():
+        low, high = float(finite.min()), float(finite.max())  # type: ignore[arg-type]
+        pad = max(0.06 * (high - low), 0.004)
+        ax.set_ylim(low - pad, high + pad)
     ax.set_ylabel(metric)
-    ax.set_title(f"{metric} per fold")
+    better = "higher" if higher_is_better else "lower"
+    ax.set_title(f"{metric} per fold ({better} is better; best first)")
     ax.tick_params(axis="x", rotation=30)
     fig.tight_layout()
     return cast("Figure", fig)
 
 
 def duncan_groups(duncan: FrameLike, *, model: str = "model") -> Figure:
-    """Duncan's homogeneous subsets drawn over the ranked model means.
+    """Duncan's homogeneous subsets beside the ranked model means.
 
-    Models are placed by rank with their mean; each letter of the ``groups`` column
-    is a subset of means not significantly different, drawn as a bar spanning its
-    models (``a`` is the subset holding the highest mean), as in Bradley's (1997)
-    Tables 2–7.
+    Models are listed by rank (best at the top) with their mean; to the right, each
+    letter of the ``groups`` column is a subset of means not significantly different,
+    drawn as a vertical bar beside the models it holds (``a`` is the subset holding
+    the highest mean), as Bradley's (1997) Tables 2–7 write the letters beside the
+    means.
 
     Parameters
     ----------
@@ -200,6 +262,7 @@ def duncan_groups(duncan: FrameLike, *, model: str = "model") -> Figure:
     Returns
     -------
     matplotlib.figure.Figure
+        Two axes: the means and the subsets (sharing the model axis).
 
     Examples
     --------
@@ -207,36 +270,51 @@ def duncan_groups(duncan: FrameLike, *, model: str = "model") -> Figure:
     >>> from polaroc import plot
     >>> table = pl.DataFrame({"model": ["x", "y", "z"], "mean": [0.9, 0.88, 0.7],
     ...                       "rank": [1, 2, 3], "groups": ["a", "a", "b"]})
-    >>> [t.get_text() for t in plot.duncan_groups(table).axes[0].get_xticklabels()]
+    >>> [t.get_text() for t in plot.duncan_groups(table).axes[0].get_yticklabels()]
     ['x', 'y', 'z']
     """
     plt = _pyplot()
-    df = _frame(duncan).sort("rank")
+    df = _frame(duncan).sort("rank", model)
     names = [str(n) for n in df[model]]
     means = df["mean"].to_numpy()
     groups = [g or "" for g in df["groups"]]
     letters = list(dict.fromkeys(ch for g in groups for ch in g))  # a, b, ... by rank
-    fig, ax = plt.subplots(figsize=(max(4.0, 0.9 * len(names) + 1.5), 4.0))
-    x = range(len(names))
-    ax.plot(x, means, "o", color="black")
-    span = float(means.max() - means.min()) or 1.0
-    base = float(means.min()) - 0.08 * span
+    height = max(2.4, 0.42 * len(names) + 1.2)
+    fig, (ax, bars) = plt.subplots(
+        1, 2, figsize=(6.4, height), sharey=True, layout="constrained",
+        gridspec_kw={"width_ratios": [3, max(1, 0.35 * len(letters) + 0.4)]},
+    )  # fmt: skip
+    y = list(range(len(names)))
+    ax.plot(means, y, "o", color="black")
+    for i, m in enumerate(means):
+        ax.annotate(f"{m:.4f}", (m, i), textcoords="offset points", xytext=(6, 4), fontsize=8)
+    ax.set_yticks(y, names)
+    ax.invert_yaxis()
+    ax.set_xlabel("mean")
+    ax.margins(x=0.2)
+    ax.grid(axis="y", color="0.92")
+    colors = plt.get_cmap("tab10")
     for k, letter in enumerate(letters):
         members = [i for i, g in enumerate(groups) if letter in g]
-        y = base - k * 0.07 * span
-        ax.plot([min(members) - 0.2, max(members) + 0.2], [y, y], lw=4, solid_capstyle="round")
-        ax.text(max(members) + 0.3, y, letter, va="center", fontsize="small")
-    for i, (m, g) in enumerate(zip(means, groups, strict=True)):
-        ax.annotate(g, (i, m), textcoords="offset points", xytext=(0, 7), ha="center")
-    ax.set_xticks(list(x), names, rotation=30)
-    ax.set_ylabel("mean")
-    ax.margins(y=0.12)  # room for the letters above the highest mean
-    ax.set_title("Duncan's multiple range test: homogeneous subsets")
-    fig.tight_layout()
+        bars.plot([k, k], [min(members) - 0.25, max(members) + 0.25], lw=6,
+                  color=colors(k % 10), solid_capstyle="round")  # fmt: skip
+    bars.set_xlim(-0.7, max(len(letters), 1) - 0.3)
+    bars.set_xticks(range(len(letters)), letters)
+    bars.set_xlabel("subset")
+    bars.tick_params(left=False)
+    for side in ("top", "right"):
+        bars.spines[side].set_visible(False)
+    fig.suptitle("Duncan's multiple range test: means and homogeneous subsets", fontsize="medium")
     return cast("Figure", fig)
 
 
-def pairwise_heatmap(pairwise: FrameLike, *, model: str = "model", value: str = "a") -> Figure:
+def pairwise_heatmap(
+    pairwise: FrameLike,
+    *,
+    model: str = "model",
+    value: str = "a",
+    order: Sequence[object] | None = None,
+) -> Figure:
     """Hand & Till's pairwise separabilities A(i, j) as one heat map per model.
 
     Shows which pairs of classes a model separates well even when its M (the mean
@@ -252,6 +330,8 @@ def pairwise_heatmap(pairwise: FrameLike, *, model: str = "model", value: str = 
         The model column (a table without it is drawn as one map).
     value
         The separability column to draw (``a``, ``a_i_j`` or ``a_j_i``).
+    order
+        The models' panel order (e.g. best first, as the tables); default by name.
 
     Returns
     -------
@@ -271,7 +351,7 @@ def pairwise_heatmap(pairwise: FrameLike, *, model: str = "model", value: str = 
     cells = df.group_by(model, "class_i", "class_j").agg(pl.col(value).mean())
     classes = sorted(set(cells["class_i"].to_list()) | set(cells["class_j"].to_list()), key=str)
     index = {c: k for k, c in enumerate(classes)}
-    models = sorted(cells[model].unique().to_list(), key=str)
+    models = _models(cells[model], order)
     fig, axes = _grid(len(models), width=3.8, height=3.4)
     lowest = cast("float | None", cells[value].drop_nans().min())
     # Chance (0.5) at the bottom of the scale unless every pair does better.
@@ -285,6 +365,11 @@ def pairwise_heatmap(pairwise: FrameLike, *, model: str = "model", value: str = 
         ):
             grid[index[ci]][index[cj]] = grid[index[cj]][index[ci]] = a
         image = ax.imshow(grid, vmin=vmin, vmax=1.0, cmap="viridis")
+        for i, row in enumerate(grid):
+            for j, a in enumerate(row):
+                if i != j and a == a:
+                    ax.text(j, i, f"{a:.2f}", ha="center", va="center", fontsize=7,
+                            color="white" if a < vmin + 0.5 * (1 - vmin) else "black")  # fmt: skip
         ax.set_xticks(range(len(classes)), [str(c) for c in classes], rotation=90)
         ax.set_yticks(range(len(classes)), [str(c) for c in classes])
         ax.set_title(f"{name}: A(i, j)")
@@ -371,6 +456,16 @@ def cd_diagram(
         frame, metric, alpha=alpha, higher_is_better=higher_is_better, model=model,
         dataset=block,
     ).collect()  # fmt: skip
+    finite = ranks.filter(pl.col("mean_rank").is_finite())
+    if finite.height < ranks.height:  # a NaN metric makes its data set's ranks NaN
+        fig, ax = plt.subplots(figsize=(7.0, 1.6))
+        ax.axis("off")
+        ax.text(
+            0.5, 0.5, f"no critical-difference diagram: a NaN {metric} value makes the mean "
+            "ranks NaN\n(the ranks need every model's value on every data set)",
+            ha="center", va="center", color="tab:red", transform=ax.transAxes,
+        )  # fmt: skip
+        return cast("Figure", fig)
     names = [str(n) for n in ranks[model]]
     means = ranks["mean_rank"].to_list()
     cd = float(ranks["cd"][0])
@@ -411,7 +506,12 @@ def cd_diagram(
 
 
 def pr_folds(
-    folds: FrameLike, pooled: FrameLike, *, model: str = "model", fold: str = "fold"
+    folds: FrameLike,
+    pooled: FrameLike,
+    *,
+    model: str = "model",
+    fold: str = "fold",
+    order: Sequence[object] | None = None,
 ) -> Figure:
     """Per model: each fold's precision–recall curve, the pooled curve and the chance line.
 
@@ -429,6 +529,8 @@ def pr_folds(
         :func:`polaroc.pooled_pr_curve` per model (also ``tp`` and ``fp``).
     model, fold
         Column names.
+    order
+        The models' panel order (e.g. best first, as the tables); default sorted by name.
 
     Returns
     -------
@@ -446,7 +548,7 @@ def pr_folds(
     6
     """
     folds, pooled = _frame(folds), _frame(pooled)
-    models = sorted(folds[model].unique().to_list(), key=str)
+    models = _models(folds[model], order)
     fig, axes = _grid(len(models))
     for ax, name in zip(axes, models, strict=True):
         mine = folds.filter(pl.col(model) == name)
@@ -460,10 +562,13 @@ def pr_folds(
             pool["recall"], pool["precision"], color="black", lw=1.2, ls="--",
             drawstyle="steps-pre", label="pooled",
         )  # fmt: skip
-        if pool.height:
-            everyone = pool.row(int((pool["tp"] + pool["fp"]).arg_max() or 0), named=True)
+        counts = pool.select("tp", "fp").drop_nulls()
+        if counts.height:
+            everyone = counts.row(int((counts["tp"] + counts["fp"]).arg_max() or 0), named=True)
             base = everyone["tp"] / max(everyone["tp"] + everyone["fp"], 1)
             ax.axhline(base, color="0.6", lw=0.6, ls=":", label="chance")
+        if n_nan := _nan_folds(mine, fold, "precision"):
+            _no_curve(ax, n_nan)
         ax.set_title(str(name))
         ax.set_xlim(0, 1)
         ax.set_ylim(0, 1.01)
@@ -475,5 +580,358 @@ def pr_folds(
     return fig
 
 
-# the scoring figures live in their own module (which reads _pyplot from here when called)
-from polaroc.report.plot_scoring import calibration, det, gain_lift  # noqa: E402
+def _auc_labels(aucs: pl.DataFrame | None, model: str) -> dict[str, str]:
+    """Legend text per model: mean AUC and its 95 % CI.
+
+    ``aucs`` is the report's summary (``auc_mean``, ``auc_sd``, ``n_folds``: a t
+    interval over folds) or a table with ``auc``/``mean`` and ``ci_low``, ``ci_high``.
+    """
+    if aucs is None or aucs.is_empty():
+        return {}
+    from scipy import stats
+
+    labels = {}
+    for row in aucs.iter_rows(named=True):
+        mean = row.get("auc", row.get("mean", row.get("auc_mean")))
+        low, high = row.get("ci_low"), row.get("ci_high")
+        if low is None and row.get("auc_sd") is not None and (row.get("n_folds") or 0) > 1:
+            n = int(row["n_folds"])
+            half = float(stats.t.ppf(0.975, n - 1)) * row["auc_sd"] / math.sqrt(n)
+            low, high = max(mean - half, 0.0), min(mean + half, 1.0)  # an AUC lies in [0, 1]
+        if mean is None:
+            continue
+        ci = f" [{low:.3f}, {high:.3f}]" if low is not None and high is not None else ""
+        labels[str(row[model])] = f"AUC {mean:.3f}{ci}"
+    return labels
+
+
+def roc_overlay(
+    average: FrameLike,
+    aucs: FrameLike | None = None,
+    *,
+    model: str = "model",
+    order: Sequence[object] | None = None,
+    inset: bool | None = None,
+) -> Figure:
+    """Every model's ROC curve on one axis, its mean AUC and 95 % CI in the legend.
+
+    The curve of a model is its vertical average over folds (Fawcett 2006, §8), the
+    legend lists the models best first with the mean of the folds' AUCs and its 95 %
+    confidence interval — one figure to compare the models by, as scikit-learn's
+    ``RocCurveDisplay`` and pROC's ``ggroc`` draw several curves. When every curve
+    hugs the top-left corner (all mean AUCs ≥ 0.9) an inset zooms on it.
+
+    Parameters
+    ----------
+    average
+        :func:`polaroc.average_roc` per model: ``fpr``, ``tpr``.
+    aucs
+        The report's summary (``auc_mean``, ``auc_sd``, ``n_folds``; the interval is
+        mean ± t₀.₉₇₅,ₙ₋₁·sd/√n) or a table with ``ci_low``, ``ci_high`` per model.
+    model
+        The model column.
+    order
+        The legend's order (best first); default by name.
+    inset
+        Draw the zoomed inset (default: when every mean AUC is at least 0.9).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> import polaroc as pr
+    >>> from polaroc import plot
+    >>> log = pl.scan_parquet(pr.demo_log_path()).filter(pl.col("class") == "malignant")
+    >>> folds = pr.evaluate(log).collect()
+    >>> summary = pr.report.summary_table(folds, by=[]).collect()
+    >>> fig = plot.roc_overlay(pr.average_roc(log), summary, order=summary["model"])
+    >>> fig.axes[0].get_legend().get_texts()[0].get_text()[:25]
+    'logistic: AUC 0.994 [0.98'
+    """
+    plt = _pyplot()
+    curves = _frame(average)
+    table = _frame(aucs) if aucs is not None else None
+    labels = _auc_labels(table, model)
+    models = _models(curves[model], order)
+    fig, ax = plt.subplots(figsize=(7.6, 5.2))
+    colors = plt.get_cmap("tab10")
+    drawn = []
+    for k, name in enumerate(models):
+        part = curves.filter(pl.col(model) == name).sort("fpr")
+        label = f"{name}: {labels.get(str(name), 'AUC n/a')}"
+        if _all_nan(part, "tpr"):
+            label = f"{name}: no curve (a NaN score)"
+        style = "-" if k < 10 else "--"
+        ax.plot(part["fpr"], part["tpr"], lw=1.6, color=colors(k % 10), ls=style, label=label)
+        drawn.append((part, colors(k % 10), style))
+    ax.plot([0, 1], [0, 1], color="0.6", lw=0.6, ls=":", label="chance")
+    ax.set_xlim(0, 1)
+    ax.set_ylim(0, 1.01)
+    ax.set_aspect("equal")
+    ax.set_xlabel("false positive rate (1 − specificity)")
+    ax.set_ylabel("true positive rate (sensitivity)")
+    ax.set_title("ROC curves, vertical average over folds")
+    ax.legend(loc="upper left", bbox_to_anchor=(1.02, 1.0), fontsize="small", frameon=False,
+              title="mean AUC [95 % CI], best first", title_fontsize="small")  # fmt: skip
+    means = [float(v) for v in _legend_means(table)]
+    if inset is None:
+        inset = bool(means) and min(means) >= 0.9
+    if inset:
+        zoom = ax.inset_axes((0.42, 0.08, 0.52, 0.52))
+        for part, color, style in drawn:
+            zoom.plot(part["fpr"], part["tpr"], lw=1.4, color=color, ls=style)
+        zoom.set_xlim(0, 0.2)
+        zoom.set_ylim(0.8, 1.0)
+        zoom.tick_params(labelsize=7)
+        zoom.set_title("zoom: FPR ≤ 0.2, TPR ≥ 0.8", fontsize=7)
+        ax.indicate_inset_zoom(zoom, edgecolor="0.4")
+    return cast("Figure", fig)
+
+
+def _legend_means(table: pl.DataFrame | None) -> list[float]:
+    if table is None:
+        return []
+    for column in ("auc", "mean", "auc_mean"):
+        if column in table.columns:
+            return [float(v) for v in table[column].drop_nulls().drop_nans()]
+    return []
+
+
+def roc_one_vs_rest(
+    curves: FrameLike,
+    *,
+    model: str = "model",
+    class_: str = "class",
+    order: Sequence[object] | None = None,
+) -> Figure:
+    """One-vs-rest ROC curves of a multiclass log: one panel per class, every model on it.
+
+    Each class's scores rank its own samples against all others (folds pooled); the
+    legend gives each curve's area. Hand & Till's M averages the class *pairs*
+    instead, so a class that one model confuses shows here and in the pairwise map.
+
+    Parameters
+    ----------
+    curves
+        :func:`polaroc.pooled_roc` of a multiclass log: per (model, class) ``fpr``,
+        ``tpr``.
+    model, class_
+        Column names.
+    order
+        The models' order in each legend (best first); default by name.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        One panel per class.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import polars as pl
+    >>> import polaroc as pr
+    >>> from polaroc import plot
+    >>> rng = np.random.default_rng(0)
+    >>> label = rng.integers(0, 3, 60)
+    >>> log = pl.concat([
+    ...     pl.DataFrame({"model": "m", "fold": 0, "sample": np.arange(60), "class": c,
+    ...                   "score": rng.random(60) + (label == c), "label": label})
+    ...     for c in range(3)])
+    >>> len(plot.roc_one_vs_rest(pr.pooled_roc(log)).axes)
+    3
+    """
+    from polaroc.metrics.curves import trapezoid_auc
+
+    plt = _pyplot()
+    df = _frame(curves)
+    classes = sorted(df[class_].unique().to_list(), key=str)
+    models = _models(df[model], order)
+    areas = {
+        (str(m), str(c)): a
+        for m, c, a in df.group_by(model, class_)
+        .agg(trapezoid_auc("fpr", "tpr").alias("a"))
+        .iter_rows()
+    }
+    fig, axes = _grid(len(classes), width=3.8, height=3.8)
+    colors = plt.get_cmap("tab10")
+    for ax, cls in zip(axes, classes, strict=True):
+        for k, name in enumerate(models):
+            part = df.filter((pl.col(model) == name) & (pl.col(class_) == cls)).sort("fpr", "tpr")
+            area = areas.get((str(name), str(cls)))
+            text = "n/a" if area is None or area != area else f"{area:.3f}"
+            ax.plot(part["fpr"], part["tpr"], lw=1.3, color=colors(k % 10),
+                    label=f"{name} ({text})")  # fmt: skip
+        ax.plot([0, 1], [0, 1], color="0.6", lw=0.6, ls=":")
+        ax.set_title(f"class {cls} vs rest")
+        ax.set_xlim(0, 1)
+        ax.set_ylim(0, 1.01)
+        ax.set_aspect("equal")
+        ax.legend(loc="lower right", fontsize="x-small", frameon=False, title="AUC",
+                  title_fontsize="x-small")  # fmt: skip
+        ax.set_xlabel("false positive rate")
+    axes[0].set_ylabel("true positive rate")
+    fig.tight_layout()
+    return fig
+
+
+P_LEVELS = (0.001, 0.01, 0.05)
+P_COLORS = ("#005a32", "#238b45", "#a1d99b", "#fbd7d4", "#d9d9d9", "#ffffff")
+P_NAMES = ("p < 0.001", "p < 0.01", "p < 0.05", "not significant", "NaN", "")
+
+
+def p_value_heatmap(
+    table: FrameLike,
+    *,
+    value: str | None = None,
+    order: Sequence[object] | None = None,
+    alpha: float = 0.05,
+) -> Figure:
+    """The pairwise tests' p-values as a models × models map (as scikit-posthocs' ``sign_plot``).
+
+    Each cell is one pair's p-value (``p_adjusted`` when the table has it), coloured by
+    level — p < 0.001, < 0.01, < ``alpha``, not significant — and written in the cell;
+    the models in ``order`` (best first), so the first row reads "is the best model
+    separated from each other one".
+
+    Parameters
+    ----------
+    table
+        A comparison table: ``model_a``, ``model_b`` and ``p_value`` (and ``p_adjusted``).
+    value
+        The column drawn; default ``p_adjusted`` if present, else ``p_value``.
+    order
+        The models' order; default by name.
+    alpha
+        The significance level (the last coloured band).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> from polaroc import plot
+    >>> table = pl.DataFrame({"model_a": ["a", "a", "b"], "model_b": ["b", "c", "c"],
+    ...                       "p_value": [0.001, 0.2, float("nan")]})
+    >>> sorted(t.get_text() for t in plot.p_value_heatmap(table).axes[0].texts if t.get_text())
+    ['0.001', '0.001', '0.200', '0.200', 'NaN', 'NaN']
+    """
+    from matplotlib.colors import ListedColormap
+    from matplotlib.patches import Patch
+
+    plt = _pyplot()
+    df = _frame(table)
+    column = value or ("p_adjusted" if "p_adjusted" in df.columns else "p_value")
+    models = _models(pl.concat([df["model_a"], df["model_b"]]), order)
+    index = {str(m): i for i, m in enumerate(models)}
+    k = len(models)
+    levels = (P_LEVELS[0], P_LEVELS[1], alpha)
+    grid = [[5.0] * k for _ in range(k)]
+    text = [[""] * k for _ in range(k)]
+    for a, b, p in df.select("model_a", "model_b", column).iter_rows():
+        i, j = index[str(a)], index[str(b)]
+        if p is None or p != p:
+            level, label = 4, "NaN"
+        else:
+            level = next((n for n, cut in enumerate(levels) if p < cut), 3)
+            label = "<0.001" if p < 0.001 else f"{p:.3f}"
+        grid[i][j] = grid[j][i] = float(level)
+        text[i][j] = text[j][i] = label
+    size = max(3.6, 0.62 * k + 2.2)
+    fig, ax = plt.subplots(figsize=(size + 1.6, size))
+    ax.imshow(grid, cmap=ListedColormap(P_COLORS), vmin=-0.5, vmax=5.5)
+    for i in range(k):
+        for j in range(k):
+            dark = grid[i][j] < 2
+            ax.text(j, i, text[i][j], ha="center", va="center", fontsize=7,
+                    color="white" if dark else "black")  # fmt: skip
+    names = [str(m) for m in models]
+    ax.set_xticks(range(k), names, rotation=45, ha="right")
+    ax.set_yticks(range(k), names)
+    title = "adjusted p-values" if column == "p_adjusted" else "p-values"
+    ax.set_title(f"pairwise tests: {title}")
+    names_used = (*P_NAMES[:2], f"p < {alpha:g}", *P_NAMES[3:5])
+    handles = [Patch(color=c, label=n) for c, n in zip(P_COLORS, names_used, strict=False)]
+    ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.02, 1.0), fontsize="small",
+              frameon=False)  # fmt: skip
+    fig.tight_layout()
+    return cast("Figure", fig)
+
+
+def posterior(
+    table: FrameLike,
+    *,
+    metric: str = "auc",
+    higher_is_better: bool = True,
+    rope: float | None = None,
+) -> Figure:
+    """A Bayesian comparison's posterior: per pair, P(a better), P(equivalent), P(b better).
+
+    One horizontal bar per model pair split into the three posterior probabilities
+    of the table (Benavoli et al. 2017, §4: the probability that the difference lies
+    beyond the region of practical equivalence on either side, or inside it), as
+    baycomp's plots summarise the posterior. A pair decided at the 95 % level has one
+    segment past 0.95. For a lower-is-better metric (error) ``p_b_higher`` — a's
+    error below b's — is "a better".
+
+    Parameters
+    ----------
+    table
+        :func:`polaroc.bayes_ttest` or :func:`polaroc.bayes_signed_rank`: ``model_a``,
+        ``model_b``, ``p_a_higher``, ``p_rope``, ``p_b_higher``.
+    metric
+        The metric compared (labels).
+    higher_is_better
+        Whether a higher ``metric`` is the better model.
+    rope
+        The ROPE width (labels).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> from polaroc import plot
+    >>> table = pl.DataFrame({"model_a": ["a"], "model_b": ["b"], "p_a_higher": [0.7],
+    ...                       "p_rope": [0.2], "p_b_higher": [0.1]})
+    >>> len(plot.posterior(table).axes[0].patches)
+    3
+    """
+    plt = _pyplot()
+    df = _frame(table).sort("model_a", "model_b")
+    a_better, b_better = ("p_a_higher", "p_b_higher") if higher_is_better else (
+        "p_b_higher", "p_a_higher")  # fmt: skip
+    pairs = [f"{a} vs {b}" for a, b in df.select("model_a", "model_b").iter_rows()]
+    fig, ax = plt.subplots(figsize=(7.6, max(2.2, 0.38 * len(pairs) + 1.6)), layout="constrained")
+    y = list(range(len(pairs)))
+    left = [0.0] * len(pairs)
+    width = f" ±{rope:g}" if rope is not None else ""
+    parts = [
+        (a_better, "tab:blue", "a better"),
+        ("p_rope", "0.75", f"equivalent (|diff| ≤ rope{width})"),
+        (b_better, "tab:orange", "b better"),
+    ]
+    for column, color, label in parts:
+        values = [0.0 if v is None or v != v else float(v) for v in df[column]]
+        ax.barh(y, values, left=left, color=color, label=label, height=0.6)
+        for i, v in enumerate(values):
+            if v >= 0.08:
+                ax.text(left[i] + v / 2, i, f"{v:.2f}", ha="center", va="center", fontsize=7)
+        left = [lo + v for lo, v in zip(left, values, strict=True)]
+    ax.axvline(0.95, color="black", lw=0.6, ls=":")
+    ax.set_yticks(y, pairs)
+    ax.invert_yaxis()
+    ax.set_xlim(0, 1)
+    ax.set_xlabel(f"posterior probability ({metric}; {'higher' if higher_is_better else 'lower'}"
+                  " is better)")  # fmt: skip
+    ax.legend(loc="lower left", bbox_to_anchor=(0, 1.0), ncols=3, fontsize="small",
+              frameon=False)  # fmt: skip
+    fig.suptitle("Bayesian comparison: where the posterior puts the difference a − b",
+                 fontsize="medium")  # fmt: skip
+    return cast("Figure", fig)

@@ -7,17 +7,23 @@ writes them as CSV, Parquet and Markdown next to the figures.
 
 from __future__ import annotations
 
+import html
+import inspect
+import math
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
 from polaroc._input import FrameLike, LogColumns, as_lazy
+
+if TYPE_CHECKING:
+    from polars._typing import PolarsDataType
 from polaroc._log import read_log
 from polaroc.compare.paired import paired_ttest, test_agreement
-from polaroc.compare.registry import REGISTRY, Adjust
+from polaroc.compare.registry import REGISTRY
 from polaroc.compare.spread import se_vs_sd
 from polaroc.compare.twoway import anova, duncan, duncan_ranges
 from polaroc.evaluation import evaluate
@@ -25,9 +31,72 @@ from polaroc.metrics.curves import roc_curve
 from polaroc.metrics.fold_curves import average_roc, pooled_roc, pooling_table
 from polaroc.metrics.multiclass import pairwise_auc
 
-__all__ = ["Report", "report_tables", "summary_table", "to_markdown", "write_report"]
+__all__ = [
+    "LOWER_IS_BETTER",
+    "Report",
+    "Settings",
+    "report_tables",
+    "sorted_table",
+    "summary_table",
+    "to_markdown",
+    "write_tables",
+]
 
 METRICS = ("auc", "sauc", "error")
+LOWER_IS_BETTER = frozenset({"error", "brier", "log_loss", "cost", "ece", "mce"})
+"""Metrics for which the lower value is the better model; every test and sentence knows."""
+
+
+def higher_is_better(metric: str) -> bool:
+    """False for the metrics in :data:`LOWER_IS_BETTER` (error, Brier score, log loss, …)."""
+    return metric not in LOWER_IS_BETTER
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Every choice the report made: the page states each one.
+
+    ``seed`` seeds every randomised test (the Bayesian signed-rank test's posterior
+    samples), so two runs write identical tables and pages. ``weight`` is the log's
+    case-weight column (``None``: unweighted). A threshold that is not finite (``nan``)
+    is refused.
+
+    Examples
+    --------
+    >>> from polaroc.report import Settings
+    >>> Settings(metric="error").higher_is_better
+    False
+    >>> Settings(threshold=float("nan"))
+    Traceback (most recent call last):
+    ...
+    ValueError: --threshold must be a finite number, got nan
+    """
+
+    metric: str = "auc"
+    alpha: float = 0.05
+    adjust: str | None = None
+    rope: float | None = None
+    threshold: float = 0.5
+    seed: int = 0
+    weight: str | None = None
+
+    def __post_init__(self) -> None:
+        if not math.isfinite(self.threshold):
+            msg = f"--threshold must be a finite number, got {self.threshold}"
+            raise ValueError(msg)
+        if not 0 < self.alpha < 1:
+            msg = f"--alpha must lie between 0 and 1, got {self.alpha}"
+            raise ValueError(msg)
+        if self.rope is not None and not (math.isfinite(self.rope) and self.rope >= 0):
+            msg = f"--rope must be a finite width >= 0, got {self.rope}"
+            raise ValueError(msg)
+
+    @property
+    def higher_is_better(self) -> bool:
+        """Whether a higher ``metric`` is the better model."""
+        return higher_is_better(self.metric)
+
+
 OPTIONAL_METRICS = ("average_precision",)  # summarised when the per-fold table has them
 
 
@@ -69,7 +138,12 @@ def summary_table(folds: FrameLike, by: Iterable[str], model: str = "model") -> 
 
 @dataclass
 class Report:
-    """The report's lazy tables, and what was found in the log.
+    """The report's tables, and what was found in the log.
+
+    :func:`report_tables` fills the lazy plans (``tables``, ``curves``, ``optional``);
+    :func:`polaroc.report.write_report` adds the collected tables (``results``), the
+    figures' paths, the ``settings`` used, the page's path and text (``page``,
+    ``html``) — and a notebook then shows the page (``_repr_html_``).
 
     ``kinds`` has one row per data set (by group): ``n_rows``, ``n_labels``,
     ``multiclass`` and the positive class of a binary one (``_pr_positive``: the last
@@ -97,6 +171,23 @@ class Report:
     optional: dict[str, pl.LazyFrame] = field(default_factory=dict)
     alpha: float = 0.05
     design: tuple[int, int] | None = None
+    results: dict[str, pl.DataFrame] = field(default_factory=dict)
+    figures: dict[str, Path] = field(default_factory=dict)
+    settings: Settings = field(default_factory=Settings)
+    written: list[Path] = field(default_factory=list)
+    page: Path | None = None
+    html: str = ""
+    notes: list[str] = field(default_factory=list)
+
+    def _repr_html_(self) -> str:
+        """The page in Jupyter, in a frame (its style sheet stays its own)."""
+        if not self.html:
+            names = ", ".join(sorted(self.results or self.tables))
+            return f"<p>polaroc report: tables {html.escape(names)} (no page written)</p>"
+        return (
+            '<iframe style="width:100%;height:820px;border:1px solid #ddd" '
+            f'srcdoc="{html.escape(self.html, quote=True)}"></iframe>'
+        )
 
 
 POSITIVE = "_pr_positive"
@@ -155,6 +246,26 @@ def _pr_curves(log: pl.LazyFrame, names: Mapping[str, str]) -> dict[str, pl.Lazy
     return {"pr_folds": fold_curve(log, **names), "pr_pooled": pooled_curve(log, **names)}
 
 
+def _accepted(function: Callable[..., object], **kwargs: object) -> dict[str, object]:
+    """Only the keyword arguments ``function`` takes (the tables being added vary)."""
+    names = inspect.signature(function).parameters
+    return {k: v for k, v in kwargs.items() if k in names}
+
+
+def _call(function: Callable[..., pl.LazyFrame], *args: Any, **kwargs: Any) -> pl.LazyFrame:
+    """``function(*args, **kwargs)`` with only the keyword arguments it takes.
+
+    A function that takes no ``repeat=`` finds a renamed repeat column under the
+    contract's name ``repeat``.
+    """
+    accepted = _accepted(function, **kwargs)
+    repeat = kwargs.get("repeat", "repeat")
+    renamed = "repeat" not in accepted and repeat != "repeat"
+    if renamed and repeat in as_lazy(args[0]).collect_schema().names():
+        args = (as_lazy(args[0]).rename({repeat: "repeat"}), *args[1:])
+    return function(*args, **accepted)
+
+
 def optional_tables(
     folds: pl.LazyFrame,
     *,
@@ -165,6 +276,7 @@ def optional_tables(
     design: tuple[int, int] | None,
     rope: float | None,
     columns: LogColumns,
+    seed: int | None = 0,
 ) -> dict[str, pl.LazyFrame]:
     """Tables a design may support: across data sets, 5×2 cv, Bayesian (when present).
 
@@ -173,17 +285,19 @@ def optional_tables(
     signed-rank test (Benavoli et al. 2014). A 5×2 design (``design == (5, 2)``,
     repeats × folds): Dietterich's (1998) 5×2 cv t and Alpaydın's (1999) combined F.
     With ``rope``: the correlated Bayesian t test (Corani & Benavoli 2015).
+    ``seed`` seeds the Bayesian signed-rank test's posterior samples; a test that
+    takes ``higher_is_better`` is told the metric's direction (error: lower is better).
     """
     import polaroc.compare as compare
 
-    names = {"model": columns.model, "fold": columns.fold, "dataset": columns.dataset}
-    higher = metric != "error"
+    names = {"model": columns.model, "fold": columns.fold, "dataset": columns.dataset,
+             "repeat": columns.repeat}  # fmt: skip
+    higher = higher_is_better(metric)
     plans: dict[str, pl.LazyFrame] = {}
     wanted: list[tuple[str, Mapping[str, object]]] = []
     if columns.dataset in by and n_datasets >= 2:
         across = [b for b in by if b != columns.dataset]
-        common = {"by": across, "higher_is_better": higher, "model": columns.model,
-                  "dataset": columns.dataset}  # fmt: skip
+        common = {"by": across, "model": columns.model, "dataset": columns.dataset}
         wanted += [
             (name, common)
             for name in ("mean_ranks", "friedman_test", "nemenyi_test", "wilcoxon_test",
@@ -196,11 +310,12 @@ def optional_tables(
     if rope is not None:  # otherwise each test's own default
         wanted = [(name, {**kwargs, "rope": rope}) for name, kwargs in wanted]
     for name, kwargs in wanted:
-        if name == "mean_ranks":  # a summary, not a test: not in the registry
-            ranks: Callable[..., pl.LazyFrame] = compare.mean_ranks
-            plans[name] = ranks(folds, metric, alpha=alpha, **kwargs)
-        elif REGISTRY[name].function is not None:
-            plans[name] = REGISTRY[name](folds, metric, alpha=alpha, **kwargs)
+        options = {"alpha": alpha, "higher_is_better": higher, "seed": seed, **kwargs}
+        entry = REGISTRY.get(name)
+        if entry is None:  # mean_ranks: a summary, not a test
+            plans[name] = _call(compare.mean_ranks, folds, metric, **options)
+        elif entry.function is not None:
+            plans[name] = entry(folds, metric, **options)
     return plans
 
 
@@ -210,10 +325,12 @@ def report_tables(
     metric: str = "auc",
     alpha: float = 0.05,
     threshold: float = 0.5,
-    adjust: Adjust = None,
+    adjust: str | None = None,
     rope: float | None = None,
     columns: LogColumns | None = None,
     folds: pl.DataFrame | None = None,
+    weight: str | None = None,
+    seed: int | None = 0,
 ) -> Report:
     """Build the report's tables for ``log`` as lazy plans sharing one cached per-fold table.
 
@@ -228,6 +345,8 @@ def report_tables(
     Bayesian ones (:func:`optional_tables`). A per-fold table computed elsewhere
     (``folds``, e.g. by :func:`polaroc.distributed.evaluate` on a Ray or Spark
     cluster) replaces :func:`polaroc.evaluate`; the curves still read ``log``.
+    ``weight`` names the log's case-weight column, passed to :func:`polaroc.evaluate`
+    (None: unweighted); ``seed`` seeds the randomised tests.
 
     Examples
     --------
@@ -246,7 +365,10 @@ def report_tables(
         "model": cols.model, "fold": cols.fold, "class_": cols.class_, "score": cols.score,
         "label": cols.label, "dataset": cols.dataset,
     }  # fmt: skip
-    table_names: dict[str, Any] = {"model": cols.model, "fold": cols.fold, "dataset": cols.dataset}
+    table_names: dict[str, Any] = {
+        "model": cols.model, "fold": cols.fold, "dataset": cols.dataset, "repeat": cols.repeat,
+        "higher_is_better": higher_is_better(metric),
+    }  # fmt: skip
     repeat = getattr(cols, "repeat", "repeat")
     by = [b for b in found.by if b not in (cols.model, cols.fold, repeat)]
     kinds = _kinds(lf, by, found.has_class, cols, repeat)
@@ -257,22 +379,39 @@ def report_tables(
     multi_sets = kinds.filter(pl.col("multiclass"))
 
     per_fold = (
-        evaluate(lf, threshold=threshold, sample=cols.sample, repeat=cols.repeat, **names).cache()
+        evaluate(
+            lf,
+            threshold=threshold,
+            sample=cols.sample,
+            repeat=cols.repeat,
+            weight=weight,
+            **names,
+        )
         if folds is None
         else folds.lazy()  # computed elsewhere, e.g. on a cluster by pr.distributed.evaluate
     )
+    # One row order from run to run (group-by output order is not fixed): every sum and
+    # standard deviation below then adds its terms in the same order, to the last bit.
+    keys = [k for k in found.by if k in per_fold.collect_schema().names()]
+    per_fold = per_fold.sort(keys, maintain_order=True).cache()
     tables = {
         "folds": per_fold,
         "summary": summary_table(per_fold, by, cols.model),
-        "paired_ttest": paired_ttest(per_fold, metric, alpha=alpha, adjust=adjust, **table_names),
-        "anova": anova(per_fold, metric, **table_names),
-        "duncan": duncan(per_fold, metric, alpha=alpha, **table_names),
-        "duncan_ranges": duncan_ranges(per_fold, metric, alpha=alpha, **table_names),
-        "agreement": test_agreement(per_fold, ("auc", "error"), alpha=alpha, **table_names),
+        "paired_ttest": _call(
+            paired_ttest, per_fold, metric, alpha=alpha, adjust=adjust, **table_names
+        ),
+        "anova": _call(anova, per_fold, metric, **table_names),
+        "duncan": _call(duncan, per_fold, metric, alpha=alpha, **table_names),
+        "duncan_ranges": _call(duncan_ranges, per_fold, metric, alpha=alpha, **table_names),
+        "agreement": _call(test_agreement, per_fold, ("auc", "error"), alpha=alpha, **table_names),
     }
     curves: dict[str, pl.LazyFrame] = {}
     if multi_sets.height:
-        tables["pairwise"] = pairwise_auc(_subset(lf, multi_sets, by), **names)
+        multi = _subset(lf, multi_sets, by)
+        tables["pairwise"] = pairwise_auc(multi, **names)
+        # one-vs-rest: each class's scores against every other label, folds pooled
+        ovr = _one_fold_column(multi, cols.fold, repeat)
+        curves["ovr"] = _call(pooled_roc, ovr, **names, weight=weight)
     if binary_sets.height:
         binary = _subset(lf, binary_sets, by)
         if found.has_class:  # the positive class's rows of each binary data set
@@ -281,12 +420,13 @@ def report_tables(
             binary = binary.filter(pl.col(cols.class_) == pl.col(POSITIVE)).drop(POSITIVE)
         tables["pooling"] = pooling_table(binary, **names)
         binary_folds = _one_fold_column(_subset(per_fold, binary_sets, by), cols.fold, repeat)
-        tables["se_vs_sd"] = se_vs_sd(binary_folds, by=by, **table_names)
+        binary_folds = binary_folds.sort([*by, cols.model, cols.fold], maintain_order=True)
+        tables["se_vs_sd"] = _call(se_vs_sd, binary_folds, by=by, **table_names)
         drawn = _one_fold_column(binary, cols.fold, repeat)  # every (repeat, fold) a curve
-        curves = {
-            "folds": roc_curve(drawn, **names),
-            "pooled": pooled_roc(drawn, **names),
-            "average": average_roc(drawn, **names),
+        curves |= {
+            "folds": _call(roc_curve, drawn, **names, weight=weight),
+            "pooled": _call(pooled_roc, drawn, **names, weight=weight),
+            "average": _call(average_roc, drawn, **names, weight=weight),
         }
         curves.update(_pr_curves(drawn, names))
     design = None
@@ -294,7 +434,7 @@ def report_tables(
         design = (int(kinds["n_repeats"].max()), int(kinds["n_folds"].max()))  # type: ignore[arg-type]  # numeric max
     optional = optional_tables(
         per_fold, metric=metric, alpha=alpha, by=by, n_datasets=kinds.height, design=design,
-        rope=rope, columns=cols,
+        rope=rope, columns=cols, seed=seed,
     )  # fmt: skip
     positive = binary_sets[POSITIVE][0] if kinds.height == 1 and binary_sets.height else None
     return Report(
@@ -381,11 +521,81 @@ def flat(df: pl.DataFrame) -> pl.DataFrame:
     )
 
 
-def write_report(tables: Mapping[str, pl.DataFrame], out: str | Path) -> list[Path]:
+ORDERED = frozenset({"summary", "anova", "duncan", "mean_ranks", "verdict", "compact"})
+"""Tables whose row order means something (best first); the others are sorted by value."""
+
+
+SIGNIFICANT_DIGITS = 12
+"""Digits a written table keeps of each float (the last bits of a parallel sum vary)."""
+
+
+def _settled(expr: pl.Expr, dtype: PolarsDataType) -> pl.Expr:
+    """``expr`` with every float inside it (lists, structs too) to 12 significant digits."""
+    if dtype.is_float():
+        return expr.round_sig_figs(SIGNIFICANT_DIGITS)
+    if isinstance(dtype, pl.Struct):
+        return pl.struct(
+            [_settled(expr.struct.field(f.name), f.dtype).alias(f.name) for f in dtype.fields]
+        )
+    if isinstance(dtype, pl.List):
+        return expr.list.eval(_settled(pl.element(), dtype.inner))
+    return expr
+
+
+def _has_float(dtype: PolarsDataType) -> bool:
+    if isinstance(dtype, pl.Struct):
+        return any(_has_float(f.dtype) for f in dtype.fields)
+    if isinstance(dtype, pl.List | pl.Array):
+        return isinstance(dtype, pl.List) and _has_float(dtype.inner)
+    return dtype.is_float()
+
+
+def settled(df: pl.DataFrame) -> pl.DataFrame:
+    """``df`` with every float (also inside nested columns) to 12 significant digits.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> from polaroc.report.tables import settled
+    >>> settled(pl.DataFrame({"x": [0.1 + 0.2]}))["x"].item()
+    0.3
+    """
+    return df.with_columns(
+        _settled(pl.col(n), d).alias(n) for n, d in df.schema.items() if _has_float(d)
+    )
+
+
+def sorted_table(name: str, df: pl.DataFrame) -> pl.DataFrame:
+    """``df`` in one order and to one precision from run to run.
+
+    Polars' group-by output order is not fixed, and a float sum over parallel partial
+    results may differ in its last bit between runs; the report's files must be
+    byte-identical. So every float (also inside nested columns) keeps 12 significant
+    digits — far beyond any difference the tests decide on — and tables in
+    :data:`ORDERED` keep their order (they were sorted best first, ties by name) while
+    every other table is sorted by all its columns that are not nested, left to right.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> from polaroc.report.tables import sorted_table
+    >>> table = pl.DataFrame({"model": ["b", "a"], "fold": [0, 1]})
+    >>> sorted_table("folds", table)["model"].to_list()
+    ['a', 'b']
+    """
+    df = settled(df)
+    if name in ORDERED:
+        return df
+    keys = [n for n, d in df.schema.items() if not d.is_nested() and d != pl.Object]
+    return df.sort(keys, nulls_last=True, maintain_order=True) if keys else df
+
+
+def write_tables(tables: Mapping[str, pl.DataFrame], out: str | Path) -> list[Path]:
     """Write each table as ``<name>.csv``, ``<name>.parquet`` and ``<name>.md`` into ``out``.
 
-    Returns the paths written. Nested columns stay nested in Parquet and become text
-    in CSV and Markdown.
+    Returns the paths written. Rows are put in one order first (:func:`sorted_table`),
+    so two runs write identical files. Nested columns stay nested in Parquet and become
+    text in CSV and Markdown.
 
     Examples
     --------
@@ -393,15 +603,16 @@ def write_report(tables: Mapping[str, pl.DataFrame], out: str | Path) -> list[Pa
     >>> import polars as pl
     >>> import polaroc as pr
     >>> out = tempfile.mkdtemp()
-    >>> paths = pr.report.write_report({"summary": pl.DataFrame({"model": ["a"]})}, out)
+    >>> paths = pr.report.write_tables({"summary": pl.DataFrame({"model": ["a"]})}, out)
     >>> sorted(p.name for p in paths)
     ['summary.csv', 'summary.md', 'summary.parquet']
     """
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     written = []
-    for name, df in tables.items():
-        df.write_parquet(out / f"{name}.parquet")
+    for name, table in tables.items():
+        df = sorted_table(name, table)
+        df.write_parquet(out / f"{name}.parquet", statistics=False)
         flat(df).write_csv(out / f"{name}.csv")
         (out / f"{name}.md").write_text(f"# {name}\n\n{to_markdown(df)}\n")
         written += [out / f"{name}.{ext}" for ext in ("csv", "parquet", "md")]

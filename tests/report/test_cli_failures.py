@@ -121,12 +121,12 @@ def test_warnings_are_one_line_without_source(tmp_path):
     binary_log(models=2, folds=3).write_parquet(tmp_path / "log.parquet")
     code = textwrap.dedent(f"""
         import sys, warnings
-        from polaroc.report import cli
-        real = cli.report_tables
+        from polaroc.report import cli, write
+        real = write.report_tables
         def warned(*args, **kwargs):
             warnings.warn("Polars says: something odd\\nsecond line of detail", UserWarning)
             return real(*args, **kwargs)
-        cli.report_tables = warned
+        write.report_tables = warned
         sys.exit(cli.main(["report", {str(tmp_path / "log.parquet")!r}, "-q",
                            "-o", {str(tmp_path / "out")!r}]))
     """)

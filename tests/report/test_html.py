@@ -24,19 +24,21 @@ def test_page_is_self_contained(demo_page):
     assert "@import" not in demo_page
     assert re.findall(r'(?:src|href)="(?!data:|#)[^"]*"', demo_page) == []
     assert not re.search(r"url\((?!data:)", demo_page)
-    assert demo_page.count('src="data:image/png;base64,') == 4
+    # ROC overlay, p-value map, per-fold AUC, ROC per fold, precision-recall, Duncan
+    assert demo_page.count('src="data:image/png;base64,') == 6
 
 
 def test_sections_come_in_reading_order(demo_page):
     ids = re.findall(r'<section id="([^"]+)"', demo_page)
-    assert ids == [
-        "evaluated",
-        "summary-log",
-        "paired-log",
-        "anova-log",
-        "distributions-log",
-        "roc-log",
-    ]
+    assert ids[:7] == ["verdict", "settings", "evaluated", "results", "summary-log",
+                       "paired-log", "figures-log"]  # fmt: skip
+    assert ids[7] == "appendix"
+    appendix = ids[8:]
+    assert {"appendix-anova", "appendix-duncan", "appendix-agreement", "appendix-pooling",
+            "appendix-se-vs-sd"} <= set(appendix)  # fmt: skip
+    nav = demo_page[demo_page.index("<nav>") : demo_page.index("</nav>")]
+    for anchor in appendix:  # every appendix table is in the contents
+        assert f'href="#{anchor}"' in nav
     for paper in (
         "Bradley 1997",
         "Hand &amp; Till",

@@ -30,7 +30,7 @@ pytestmark = pytest.mark.skipif(
 
 
 def render(page: Path, shot: Path) -> dict[str, object]:
-    """Open ``page``; return every request, failed load and the section ids found."""
+    """Open ``page``; return every request, failed load, section ids and images found."""
     from playwright.sync_api import sync_playwright
 
     requests: list[str] = []
@@ -43,50 +43,80 @@ def render(page: Path, shot: Path) -> dict[str, object]:
         tab.goto(page.as_uri(), wait_until="load")
         sections = tab.eval_on_selector_all("section[id]", "els => els.map(e => e.id)")
         images = tab.eval_on_selector_all(
-            "img", "els => els.map(e => [e.complete && e.naturalWidth > 0, e.src.slice(0, 22)])"
+            "img",
+            "els => els.map(e => [e.complete && e.naturalWidth > 0, e.src.slice(0, 22), e.alt])",
+        )
+        first = tab.eval_on_selector("body > section", "e => e.id")
+        above_fold = tab.evaluate(
+            "document.querySelector('#verdict p.verdict').getBoundingClientRect().top"
         )
         tab.screenshot(path=str(shot), full_page=True)
         browser.close()
-    return {"requests": requests, "failed": failed, "sections": sections, "images": images}
+    return {"requests": requests, "failed": failed, "sections": sections, "images": images,
+            "first": first, "verdict_top": above_fold}  # fmt: skip
+
+
+SETTINGS = ("metric compared", "design", "test of the verdict", "significance level",
+            "adjustment", "ROPE", "seed", "threshold", "weight")  # fmt: skip
 
 
 def check(result: dict[str, object], page: Path, expected: list[str]) -> None:
     others = [u for u in result["requests"] if u != page.as_uri() and not u.startswith("data:")]
     assert others == [], "the page must not fetch anything"
     assert result["failed"] == []
-    for ok, src in result["images"]:
-        assert ok, "an image failed to decode"
+    for ok, src, alt in result["images"]:
+        assert ok, f"an image failed to decode: {alt}"
         assert src.startswith("data:image/png;base64")
     for section in expected:
         assert section in result["sections"], (section, result["sections"])
+    # the verdict is the first section, and its first sentence is on the first screen
+    assert result["first"] == "verdict"
+    assert result["sections"][:2] == ["verdict", "settings"]
+    assert result["verdict_top"] < 900
+    text = page.read_text()
+    settings = text[text.index('id="settings"') : text.index('id="evaluated"')]
+    for name in SETTINGS:
+        assert name in settings, name
 
 
-def report(tmp_path: Path, log: pl.DataFrame | None, *extra: str) -> Path:
-    out = tmp_path / "out"
+def report(tmp_path: Path, log: pl.DataFrame | None, *extra: str, out: str = "out") -> Path:
+    folder = tmp_path / out
     if log is None:
-        assert main(["demo", "-o", str(out), "-q", *extra]) == 0
+        assert main(["demo", "-o", str(folder), "-q", *extra]) == 0
     else:
         log.write_parquet(tmp_path / "log.parquet")
-        assert main(["report", str(tmp_path / "log.parquet"), "-o", str(out), "-q", *extra]) == 0
-    return out / "index.html"
+        assert main(["report", str(tmp_path / "log.parquet"), "-o", str(folder), "-q", *extra]) == 0
+    return folder / "index.html"
 
 
-BINARY = ["evaluated", "summary-log", "paired-log", "anova-log", "distributions-log", "roc-log"]
+BINARY = ["verdict", "settings", "evaluated", "summary-log", "paired-log", "figures-log",
+          "appendix"]  # fmt: skip
+
+
+def alts(result: dict[str, object]) -> list[str]:
+    return [alt for _, _, alt in result["images"]]
 
 
 def test_demo_page(tmp_path):
     page = report(tmp_path, None)
     result = render(page, tmp_path / "demo.png")
     check(result, page, BINARY)
-    assert len(result["images"]) == 4  # Duncan, per-fold AUC, ROC, precision-recall
+    # ROC overlay, p-value map, per-fold AUC, ROC per fold, precision-recall, Duncan
+    assert len(result["images"]) == 6
+    assert "ROC curves of every model" in alts(result)
+    assert "p-value map" in alts(result)
     assert (tmp_path / "demo.png").stat().st_size > 50_000
+    again = report(tmp_path, None, out="again")
+    assert again.read_text() == page.read_text(), "two runs must give identical HTML"
 
 
 def test_multiclass_page(tmp_path):
     page = report(tmp_path, multiclass_log(classes=4))
     result = render(page, tmp_path / "multi.png")
-    check(result, page, [*BINARY[:-1], "pairwise-log"])
-    assert "roc-log" not in result["sections"]
+    check(result, page, BINARY)
+    assert "one-vs-rest ROC curves" in alts(result)
+    assert "pairwise separabilities" in alts(result)
+    assert "ROC curves of every model" not in alts(result)
 
 
 def test_repeated_page_with_rope(tmp_path):
@@ -96,8 +126,8 @@ def test_repeated_page_with_rope(tmp_path):
     check(result, page, BINARY)
     text = page.read_text()
     assert "corrected repeated k-fold t" in text
-    if "bayes_ttest" in text:
-        assert 'id="design"' in text
+    assert "Uncorrected" in text  # the ANOVA and Duncan's test on a repeated design
+    assert "posterior of the Bayesian t test" in alts(result)
 
 
 def test_multi_dataset_page(tmp_path):
@@ -106,6 +136,8 @@ def test_multi_dataset_page(tmp_path):
     )
     page = report(tmp_path, log)
     result = render(page, tmp_path / "datasets.png")
-    per_set = [f"dataset-set{s}" for s in range(4)] + [f"roc-set{s}" for s in range(4)]
-    check(result, page, ["evaluated", *per_set, "across"])
-    assert any(src.startswith("data:image/png") for _, src in result["images"])
+    per_set = [f"dataset-set{s}" for s in range(4)] + [f"figures-set{s}" for s in range(4)]
+    check(result, page, ["evaluated", *per_set, "across", "appendix"])
+    assert "critical-difference diagram" in alts(result)
+    text = page.read_text()
+    assert "Across the 4 data sets" in text

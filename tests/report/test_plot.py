@@ -56,11 +56,16 @@ def test_duncan_groups_draws_one_bar_per_letter():
         }
     )
     fig = plot.duncan_groups(table)
-    bars = [ln for ln in fig.axes[0].lines if ln.get_linewidth() == 4]
+    means, subsets = fig.axes
+    # the subsets sit beside the means (to their right), not below them
+    assert subsets.get_position().x0 > means.get_position().x1
+    assert [t.get_text() for t in means.get_yticklabels()] == ["x", "y", "z", "w"]
+    bars = subsets.lines
     assert len(bars) == 3
-    # subset "b" spans y and z (positions 1..2)
-    spans = sorted((min(b.get_xdata()), max(b.get_xdata())) for b in bars)
-    assert spans[1] == pytest.approx((0.8, 2.2))
+    assert [t.get_text() for t in subsets.get_xticklabels()] == ["a", "b", "c"]
+    # subset "b" spans y and z (rows 1..2)
+    spans = sorted((min(b.get_ydata()), max(b.get_ydata())) for b in bars)
+    assert spans[1] == pytest.approx((0.75, 2.25))
 
 
 def test_pairwise_heatmap_is_symmetric():

@@ -135,5 +135,5 @@ def test_five_by_two_design_gets_dietterichs_and_alpaydins_tests(tmp_path):
         "statistic"
     ].item() == pytest.approx(f)
     page = (out / "index.html").read_text()
-    assert 'id="design"' in page
+    assert 'id="appendix-combined_ftest_5x2cv"' in page
     assert "corrected repeated k-fold t" in page
