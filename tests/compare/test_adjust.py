@@ -60,7 +60,10 @@ def test_adjusted_equals_multipletests_per_group(groups, method):
     first = frame.filter(g=0).drop("g")
     alone = adjusted(first.lazy(), [], method).collect().sort("row")
     np.testing.assert_allclose(
-        alone["p_adjusted"].to_numpy(), oracle(np.array(groups[0], dtype=float), method), rtol=1e-12
+        alone["p_adjusted"].to_numpy(),
+        oracle(np.array(groups[0], dtype=float), method),
+        rtol=1e-12,
+        atol=1e-15,  # subnormal p-values (5e-324) differ in their last representable bit
     )
 
 
@@ -75,7 +78,9 @@ def test_null_p_values_stay_null_and_count_as_one():
 
 
 FREQUENTIST = sorted(
-    n for n, e in REGISTRY.items() if "adjust" in e.options and e.function is not None
+    n
+    for n, e in REGISTRY.items()
+    if "adjust" in e.options and e.function is not None and e.reads != "log"
 )
 
 
