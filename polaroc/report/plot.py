@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, cast
 import polars as pl
 
 from polaroc._input import FrameLike
+from polaroc.report.plot_inference import roc_band
 from polaroc.report.plot_scoring import calibration, det, gain_lift
 
 if TYPE_CHECKING:
@@ -32,6 +33,7 @@ __all__ = [
     "pairwise_heatmap",
     "posterior",
     "pr_folds",
+    "roc_band",
     "roc_folds",
     "roc_one_vs_rest",
     "roc_overlay",
@@ -612,6 +614,7 @@ def roc_overlay(
     model: str = "model",
     order: Sequence[object] | None = None,
     inset: bool | None = None,
+    band: FrameLike | None = None,
 ) -> Figure:
     """Every model's ROC curve on one axis, its mean AUC and 95 % CI in the legend.
 
@@ -634,10 +637,22 @@ def roc_overlay(
         The legend's order (best first); default by name.
     inset
         Draw the zoomed inset (default: when every mean AUC is at least 0.9).
+    band
+        A :func:`polaroc.roc_ci` table to shade under the curves, each model's band in
+        its line's colour (pROC's ``plot(ci.se(roc), type = "shape")``; see
+        :func:`roc_band`). With several models it needs the ``model`` column; its
+        other groups must be one curve per model: ``by=["model"]`` bands the curve of the
+        pooled folds, drawn around their vertical average.
 
     Returns
     -------
     matplotlib.figure.Figure
+
+    Raises
+    ------
+    ValueError
+        ``band`` has no ``model`` column but several models are drawn, or holds several
+        curves of one model.
 
     Examples
     --------
@@ -650,6 +665,13 @@ def roc_overlay(
     >>> fig = plot.roc_overlay(pr.average_roc(log), summary, order=summary["model"])
     >>> fig.axes[0].get_legend().get_texts()[0].get_text()[:25]
     'logistic: AUC 0.994 [0.98'
+
+    With each model's bootstrap band of the sensitivity (folds pooled):
+
+    >>> band = pr.roc_ci(log, by=["model"], n_boot=200, seed=1)
+    >>> fig = plot.roc_overlay(pr.average_roc(log), summary, band=band)
+    >>> len(fig.axes[0].collections)  # one shape per model
+    6
     """
     plt = _pyplot()
     curves = _frame(average)
@@ -658,8 +680,11 @@ def roc_overlay(
     models = _models(curves[model], order)
     fig, ax = plt.subplots(figsize=(7.6, 5.2))
     colors = plt.get_cmap("tab10")
+    bands = _bands(band, model, models)
     drawn = []
     for k, name in enumerate(models):
+        if name in bands:
+            roc_band(ax, bands[name], color=colors(k % 10), alpha=0.2, zorder=1)
         part = curves.filter(pl.col(model) == name).sort("fpr")
         label = f"{name}: {labels.get(str(name), 'AUC n/a')}"
         if _all_nan(part, "tpr"):
@@ -681,7 +706,9 @@ def roc_overlay(
         inset = bool(means) and min(means) >= 0.9
     if inset:
         zoom = ax.inset_axes((0.42, 0.08, 0.52, 0.52))
-        for part, color, style in drawn:
+        for name, (part, color, style) in zip(models, drawn, strict=True):
+            if name in bands:
+                roc_band(zoom, bands[name], color=color, alpha=0.2, zorder=1)
             zoom.plot(part["fpr"], part["tpr"], lw=1.4, color=color, ls=style)
         zoom.set_xlim(0, 0.2)
         zoom.set_ylim(0.8, 1.0)
@@ -689,6 +716,21 @@ def roc_overlay(
         zoom.set_title("zoom: FPR ≤ 0.2, TPR ≥ 0.8", fontsize=7)
         ax.indicate_inset_zoom(zoom, edgecolor="0.4")
     return cast("Figure", fig)
+
+
+def _bands(band: FrameLike | None, model: str, models: list[object]) -> dict[object, pl.DataFrame]:
+    """Each drawn model's part of a :func:`polaroc.roc_ci` table (none: no band)."""
+    if band is None:
+        return {}
+    table = _frame(band)
+    if model not in table.columns:
+        if len(models) > 1:
+            n = len(models)
+            msg = f"band= of {n} models needs the {model!r} column: roc_ci(by=[{model!r}])"
+            raise ValueError(msg)
+        return {name: table for name in models}
+    parts = {name: table.filter(pl.col(model) == name).drop(model) for name in models}
+    return {name: part for name, part in parts.items() if not part.is_empty()}
 
 
 def _legend_means(table: pl.DataFrame | None) -> list[float]:

@@ -3,7 +3,8 @@
 pROC draws ``plot(ci.se(roc), type = "shape")`` as a shaded region around the curve;
 :func:`roc_band` does the same on a matplotlib axis whose x axis is the false positive
 rate (1 − specificity) and whose y axis is the true positive rate, as polaroc's ROC
-figures are drawn.
+figures are drawn. :func:`polaroc.plot.roc_overlay` takes the band as ``band=`` and draws
+each model's in its curve's colour.
 """
 
 from __future__ import annotations
@@ -63,7 +64,7 @@ def roc_band(
     >>> import numpy as np
     >>> import polars as pl
     >>> import polaroc as pr
-    >>> from polaroc.report.plot_inference import roc_band
+    >>> from polaroc.plot import roc_band
     >>> rng = np.random.default_rng(0)
     >>> y = rng.random(200) < 0.4
     >>> log = pl.DataFrame({"score": rng.normal(size=200) + y, "label": y})
