@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Callable, Iterable
+from itertools import combinations
 
 import polars as pl
 
@@ -31,6 +32,7 @@ from polaroc.compare._table import (
 from polaroc.compare.across import friedman_test, mean_ranks, nemenyi_test, wilcoxon_test
 from polaroc.compare.bayes import bayes_signed_rank, bayes_ttest
 from polaroc.compare.cv5x2 import combined_ftest_5x2cv
+from polaroc.compare.one_test_set import cochran_q, mcnemar_test
 from polaroc.compare.paired import paired_ttest
 
 __all__ = ["verdict"]
@@ -42,6 +44,8 @@ FRIEDMAN_NEMENYI = "Friedman + Nemenyi"
 WILCOXON = "Wilcoxon signed-rank"
 BAYES_T = "Bayesian correlated t"
 BAYES_SIGNED_RANK = "Bayesian signed-rank"
+MCNEMAR = "McNemar"
+COCHRAN_MCNEMAR = "Cochran's Q + McNemar"
 
 _MIN_DATASETS = 5  # Demšar (2006, §3.2.2): fewer data sets give the rank tests little power
 
@@ -61,6 +65,7 @@ def verdict(
     fold: str = "fold",
     dataset: str = "dataset",
     repeat: str = "repeat",
+    log: FrameLike | None = None,
 ) -> pl.LazyFrame:
     """Which model is best, which are not distinguishable from it, and by which test.
 
@@ -80,6 +85,11 @@ def verdict(
       independent units, and ranks need no commensurable scales (Demšar 2006, §3.2);
     * across data sets, two models: Wilcoxon's signed-rank test
       (``pr.wilcoxon_test``; Demšar 2006, §3.1.3);
+    * one fold (one test set: the models were trained once), with the score ``log``
+      given: McNemar's test (``pr.mcnemar_test``) of the best model against each
+      other one on the log's samples, the test Dietterich (1998, §3.1) recommends
+      for one test set, gated for three or more models by Cochran's Q
+      (``pr.cochran_q``) as Nemenyi's test is by Friedman's;
     * with ``rope``: the Bayesian tests, ``pr.bayes_ttest`` (the correlated t) within a
       data set and ``pr.bayes_signed_rank`` across data sets (Benavoli et al. 2017).
 
@@ -92,7 +102,8 @@ def verdict(
     (comparisons with a control; Demšar 2006, §3.2.2). The model is worse than the
     best (``tied_with_best`` false) when ``p_vs_best <= alpha`` and, across data sets
     with three or more models, Friedman's test rejects at ``alpha`` too (the post-hoc
-    test counts only after the omnibus one rejects); otherwise it is tied with the best.
+    test counts only after the omnibus one rejects; on one test set with three or more
+    models, likewise Cochran's Q); otherwise it is tied with the best.
     Nemenyi's p-value is already simultaneous over all pairs, so Holm on top of it is
     conservative; ``adjust=None`` gives Nemenyi's own.
 
@@ -108,7 +119,15 @@ def verdict(
     Nadeau & Bengio's (2003) corrected c = 1/n + n_test/n_train (= 1/(k − 1) for k-fold;
     ``test_train_ratio`` when given) for repeated cross-validation, whose r·k folds are
     not independent. Across data sets: the t interval of the mean over the N data sets.
-    The interval is not clipped to the metric's range.
+    The interval is not clipped to the metric's range. On one test set each model has
+    one value, so ``ci_low``/``ci_high`` are null.
+
+    **One test set.** The models are ranked by the table's ``metric`` as in any other
+    design, but McNemar's test and Cochran's Q compare their accuracies: a sample is
+    right when its predicted class (the argmax of its scores, ``score >= 0.5`` for a
+    binary log) is its label, as ``pr.mcnemar_test`` defines it, with its default
+    ``exact=None`` (the binomial test below 25 discordant samples, else χ² with
+    continuity correction).
 
     Parameters
     ----------
@@ -141,7 +160,12 @@ def verdict(
     seed
         Seed of the Bayesian signed-rank test's posterior samples.
     model, fold, dataset, repeat
-        Column names of the table.
+        Column names of the table (and of ``log``).
+    log
+        The score log the table was computed from (``model``, ``fold``, ``sample``,
+        ``class``, ``score``, ``label`` columns, named as ``pr.mcnemar_test`` takes
+        them): needed only for a group with one fold, whose models are compared
+        sample by sample. The log needs the table's ``by`` columns.
 
     Returns
     -------
@@ -162,10 +186,10 @@ def verdict(
     Raises
     ------
     ValueError
-        A group with one fold (one test set): the fold-wise tests need two or more;
-        compare the models on the log sample by sample instead (McNemar's test,
-        ``pr.mcnemar_test``; Cochran's Q for k models, ``pr.cochran_q``; DeLong's
-        test, ``pr.delong_test``). Also: one fold per repeat without
+        A group with one fold (one test set) without ``log`` (the fold-wise tests need
+        two or more folds; pass ``log=`` for McNemar's test, or compare the models with
+        ``pr.mcnemar_test``, ``pr.cochran_q`` or ``pr.delong_test``), or with ``rope``
+        (no Bayesian test on one test set). Also: one fold per repeat without
         ``test_train_ratio``, an unbalanced design, a missing column, a bad ``alpha``,
         ``adjust`` or ``rope``.
     TypeError
@@ -185,7 +209,8 @@ def verdict(
 
     References: Dietterich (1998), Neural Computation 10(7); Alpaydın (1999), Neural
     Computation 11(8); Nadeau & Bengio (2003), Machine Learning 52; Demšar (2006),
-    JMLR 7; Benavoli, Corani, Demšar & Zaffalon (2017), JMLR 18.
+    JMLR 7; Benavoli, Corani, Demšar & Zaffalon (2017), JMLR 18; McNemar (1947),
+    Psychometrika 12(2); Cochran (1950), Biometrika 37(3/4).
 
     Examples
     --------
@@ -211,6 +236,29 @@ def verdict(
 
     The demo's ten folds put logistic regression first; forest, LDA, k-NN and naive
     Bayes are not distinguishable from it (Holm-adjusted paired t), the tree is worse.
+
+    On one test set (here the demo's first fold), pass the log for McNemar's test:
+
+    >>> one = pl.read_parquet(pr.demo_log_path()).filter(pl.col("fold") == 0)
+    >>> pr.verdict(pr.evaluate(one), log=one).select(
+    ...     "model", "rank", "p_vs_best", "tied_with_best", "test"
+    ... ).collect()
+    shape: (6, 5)
+    ┌─────────────┬──────┬───────────┬────────────────┬───────────────────────┐
+    │ model       ┆ rank ┆ p_vs_best ┆ tied_with_best ┆ test                  │
+    │ ---         ┆ ---  ┆ ---       ┆ ---            ┆ ---                   │
+    │ str         ┆ f64  ┆ f64       ┆ bool           ┆ str                   │
+    ╞═════════════╪══════╪═══════════╪════════════════╪═══════════════════════╡
+    │ forest      ┆ 2.0  ┆ null      ┆ true           ┆ Cochran's Q + McNemar │
+    │ lda         ┆ 2.0  ┆ 1.0       ┆ true           ┆ Cochran's Q + McNemar │
+    │ logistic    ┆ 2.0  ┆ 1.0       ┆ true           ┆ Cochran's Q + McNemar │
+    │ naive_bayes ┆ 4.0  ┆ 1.0       ┆ true           ┆ Cochran's Q + McNemar │
+    │ knn9        ┆ 5.0  ┆ 1.0       ┆ true           ┆ Cochran's Q + McNemar │
+    │ tree        ┆ 6.0  ┆ 1.0       ┆ true           ┆ Cochran's Q + McNemar │
+    └─────────────┴──────┴───────────┴────────────────┴───────────────────────┘
+
+    Three models separate the 57 samples perfectly (AUC 1, average rank 2, forest
+    first by name); Cochran's Q does not reject (p = 0.11), so every model is tied.
     """
     check_alpha(alpha)
     if adjust is not None:
@@ -243,6 +291,7 @@ def verdict(
         fold=fold,
         dataset=dataset,
         repeat=rep,
+        log=log,
     )
     parts = [_within(data, groups, ctx)]
     if dataset in groups:
@@ -272,10 +321,12 @@ class _Context:
         fold: str,
         dataset: str,
         repeat: str | None,
+        log: FrameLike | None,
     ) -> None:
         self.metric, self.higher, self.alpha, self.adjust = metric, higher, alpha, adjust
         self.rope, self.ratio, self.seed = rope, ratio, seed
         self.model, self.fold, self.dataset, self.repeat = model, fold, dataset, repeat
+        self.log = None if log is None else as_lazy(log, argument="log")
 
 
 # ------------------------------------------------------------------ within a group
@@ -284,28 +335,26 @@ class _Context:
 def _designs(data: pl.DataFrame, groups: list[str], ctx: _Context) -> pl.DataFrame:
     """Per group: the test its design calls for (column ``_pr_test``) and ``_pr_folds``."""
     fold = pl.col(ctx.fold)
+    key = groups or pl.lit(0).alias("_pr_all")
+    models = pl.col(ctx.model).n_unique()
     if ctx.repeat is None:
-        per = data.group_by(groups or pl.lit(0).alias("_pr_all")).agg(
+        per = data.group_by(key).agg(
             _pr_repeats=pl.lit(1, dtype=pl.UInt32),
             _pr_kmin=fold.n_unique(),
             _pr_kmax=fold.n_unique(),
+            _pr_models=models,
         )
     else:
-        per_repeat = data.group_by([*groups, ctx.repeat]).agg(_pr_k=fold.n_unique())
-        per = per_repeat.group_by(groups or pl.lit(0).alias("_pr_all")).agg(
-            _pr_repeats=pl.len(), _pr_kmin=pl.col("_pr_k").min(), _pr_kmax=pl.col("_pr_k").max()
+        per_repeat = data.group_by([*groups, ctx.repeat]).agg(_pr_k=fold.n_unique(), _pr_m=models)
+        per = per_repeat.group_by(key).agg(
+            _pr_repeats=pl.len(),
+            _pr_kmin=pl.col("_pr_k").min(),
+            _pr_kmax=pl.col("_pr_k").max(),
+            _pr_models=pl.col("_pr_m").max(),
         )
-    one = per.filter((pl.col("_pr_repeats") == 1) & (pl.col("_pr_kmax") < 2))
-    if one.height:
-        where = f" (in {one.select(groups).row(0)})" if groups else ""
-        msg = (
-            f"polaroc: verdict needs two or more folds per group, but the table has one "
-            f"{ctx.fold}{where}: one test set. Compare the models on the log sample by sample "
-            "instead: pr.mcnemar_test(log, model_a, model_b) for two models, pr.cochran_q(log) "
-            "for k models, or pr.delong_test for their AUCs."
-        )
-        raise ValueError(msg)
-    holdout = per.filter(pl.col("_pr_kmax") < 2)
+    one_set = (pl.col("_pr_repeats") == 1) & (pl.col("_pr_kmax") < 2)
+    _check_one_test_set(per.filter(one_set), groups, ctx)
+    holdout = per.filter((pl.col("_pr_kmax") < 2) & ~one_set)
     if holdout.height and ctx.ratio is None:
         msg = (
             f"polaroc: one {ctx.fold} per {ctx.repeat} (a repeated hold-out): the corrected t "
@@ -321,7 +370,81 @@ def _designs(data: pl.DataFrame, groups: list[str], ctx: _Context) -> pl.DataFra
         test = pl.lit(PAIRED_T)
     else:
         test = pl.when(five_by_two).then(pl.lit(COMBINED_F)).otherwise(pl.lit(CORRECTED_T))
+    several = pl.col("_pr_models") >= 3
+    mcnemar = pl.when(several).then(pl.lit(COCHRAN_MCNEMAR)).otherwise(pl.lit(MCNEMAR))
+    test = pl.when(one_set).then(mcnemar).otherwise(test)
     return per.with_columns(_pr_test=test, _pr_folds=pl.col("_pr_kmax").cast(pl.Int64))
+
+
+def _check_one_test_set(one: pl.DataFrame, groups: list[str], ctx: _Context) -> None:
+    """Groups with one fold need the log (McNemar's test) and no ``rope``."""
+    if not one.height or (ctx.log is not None and ctx.rope is None):
+        return
+    where = f" (in {one.select(groups).row(0)})" if groups else ""
+    if ctx.log is None:
+        msg = (
+            f"polaroc: verdict needs two or more folds per group, but the table has one "
+            f"{ctx.fold}{where}: one test set. Pass the score log, verdict(table, log=log), to "
+            "compare the models sample by sample with McNemar's test (Cochran's Q for three "
+            "or more), or call pr.mcnemar_test, pr.cochran_q or pr.delong_test on the log."
+        )
+    else:
+        msg = (
+            f"polaroc: the table has one {ctx.fold}{where}: one test set, which has no "
+            "Bayesian test; drop rope= to decide with McNemar's test."
+        )
+    raise ValueError(msg)
+
+
+def _one_test_set_log(data: pl.DataFrame, groups: list[str], ctx: _Context) -> pl.LazyFrame:
+    """The log's rows of the groups and models in ``data`` (the one-fold groups)."""
+    if ctx.log is None:  # _check_one_test_set has raised
+        msg = "polaroc: verdict on one test set needs log="
+        raise ValueError(msg)
+    log = ctx.log.filter(pl.col(ctx.model).is_in(data[ctx.model].unique().to_list()))
+    if groups:
+        keys = data.select(groups).unique().lazy()
+        log = log.join(keys, on=groups, how="semi", nulls_equal=True)
+    return log
+
+
+def _mcnemar_pairs(data: pl.DataFrame, groups: list[str], ctx: _Context) -> pl.LazyFrame:
+    """McNemar's p-value of every pair of models in each one-fold group, from the log."""
+    log = _one_test_set_log(data, groups, ctx)
+    models = sorted(data[ctx.model].unique().to_list())
+    parts = [
+        mcnemar_test(
+            log,
+            a,
+            b,
+            by=groups,
+            model=ctx.model,
+            fold=ctx.fold,
+            dataset=ctx.dataset,
+            repeat=ctx.repeat or "repeat",
+        ).select(*groups, "model_a", "model_b", "p_value")
+        for a, b in combinations(models, 2)
+    ]
+    return pl.concat(parts, how="vertical_relaxed")
+
+
+def _cochran_gate(
+    data: pl.DataFrame, designs: pl.DataFrame, groups: list[str], ctx: _Context
+) -> pl.LazyFrame | None:
+    """Cochran's Q p-value (``_pr_gate``) of each one-fold group with three or more models."""
+    chosen = designs.filter(pl.col("_pr_test") == COCHRAN_MCNEMAR)
+    if not chosen.height:
+        return None
+    rows = data.join(chosen.select(groups), on=groups) if groups else data
+    q = cochran_q(
+        _one_test_set_log(rows, groups, ctx),
+        by=groups,
+        model=ctx.model,
+        fold=ctx.fold,
+        dataset=ctx.dataset,
+        repeat=ctx.repeat or "repeat",
+    )
+    return q.select(*groups, _pr_gate="p_value")
 
 
 def _within(data: pl.DataFrame, groups: list[str], ctx: _Context) -> pl.LazyFrame:
@@ -356,6 +479,8 @@ def _within(data: pl.DataFrame, groups: list[str], ctx: _Context) -> pl.LazyFram
             dataset=d_,
             repeat=r,
         ),
+        MCNEMAR: lambda d: _mcnemar_pairs(d, groups, ctx),
+        COCHRAN_MCNEMAR: lambda d: _mcnemar_pairs(d, groups, ctx),
     }
     pairs = _pairs_by_test(data, groups, designs, tests)
     value = pl.col(ctx.metric)
@@ -372,7 +497,8 @@ def _within(data: pl.DataFrame, groups: list[str], ctx: _Context) -> pl.LazyFram
         ratio = 1.0 / (pl.col("_pr_folds") - 1).cast(pl.Float64)
         factor = factor + (ratio if ctx.ratio is None else pl.lit(ctx.ratio))
     stats = _interval(stats, factor, ctx.alpha)
-    return _decide(stats, pairs, groups, ctx, gate=None)
+    gate = _cochran_gate(data, designs, groups, ctx)
+    return _decide(stats, pairs, groups, ctx, gate=gate)
 
 
 def _pairs_by_test(

@@ -131,8 +131,126 @@ def test_no_adjustment_gives_the_tests_own_p(rng):
 
 def test_single_fold_points_to_mcnemar():
     table = pl.DataFrame({"model": ["a", "b"], "fold": [0, 0], "auc": [0.8, 0.7]})
-    with pytest.raises(ValueError, match=r"mcnemar_test.*cochran_q"):
+    with pytest.raises(ValueError, match=r"log=.*mcnemar_test.*cochran_q"):
         pr.verdict(table)
+
+
+# ------------------------------------------------------------------ one test set
+
+
+def one_test_set_log(
+    rng: np.random.Generator, accuracy: dict[str, float], *, n: int = 200, flips: int = 6
+) -> tuple[pl.DataFrame, dict[str, np.ndarray]]:
+    """A binary log scored once (fold 0); "b" is "a" with ``flips`` samples flipped, half each way.
+
+    Returns the log and each model's right/wrong flags, built first: a right positive
+    scores in (0.5, 1], a right negative in [0, 0.5), a wrong one on the other side.
+    """
+    label = rng.random(n) < 0.5
+    right = {m: rng.random(n) < acc for m, acc in accuracy.items() if m != "b"}
+    right["b"] = right["a"].copy()
+    for side in (right["a"], ~right["a"]):  # as many discordant samples each way
+        right["b"][rng.choice(np.flatnonzero(side), flips // 2, replace=False)] ^= True
+    frames = []
+    for m, r in right.items():
+        high = 0.5 + 0.5 * rng.random(n)
+        score = np.where(r == label, high, 1.0 - high)
+        frames.append(pl.DataFrame({"model": m, "fold": 0, "sample": np.arange(n),
+                                    "score": score, "label": label}))  # fmt: skip
+    return pl.concat(frames), right
+
+
+def mcnemar_p(x: np.ndarray, y: np.ndarray) -> float:
+    """statsmodels' McNemar p, exact below 25 discordant samples as pr.mcnemar_test."""
+    from statsmodels.stats.contingency_tables import mcnemar
+
+    table = [[np.sum(x & y), np.sum(x & ~y)], [np.sum(~x & y), np.sum(~x & ~y)]]
+    discordant = table[0][1] + table[1][0]
+    return float(mcnemar(table, exact=discordant < 25, correction=True).pvalue)
+
+
+def test_one_test_set_mcnemar_and_cochran_equal_statsmodels(mode, rng):
+    from statsmodels.stats.contingency_tables import cochrans_q
+
+    log, right = one_test_set_log(rng, {"a": 0.9, "b": 0.9, "c": 0.6})
+    table = pr.evaluate(log).collect()
+    assert table["fold"].n_unique() == 1
+    if mode == "eager":
+        out = pr.verdict(table, log=log).collect()
+    else:
+        out = pr.verdict(table.lazy(), log=log.lazy()).collect(engine=mode)
+    rows = by_model(out)
+    best = table.sort(["auc", "model"], descending=[True, False])["model"][0]
+    assert rows[best]["best"]
+    assert rows[best]["p_vs_best"] is None
+    others = [m for m in MODELS if m != best]
+    expected = holm([mcnemar_p(right[best], right[m]) for m in others])
+    np.testing.assert_allclose([rows[m]["p_vs_best"] for m in others], expected)
+    assert set(out["test"]) == {"Cochran's Q + McNemar"}
+    q = cochrans_q(np.column_stack([right[m] for m in MODELS]).astype(int))
+    assert pr.cochran_q(log).collect()["p_value"].item() == pytest.approx(q.pvalue)
+    assert q.pvalue <= 0.05
+    for m in others:  # worse iff Cochran's Q and the adjusted McNemar both reject
+        assert rows[m]["tied_with_best"] is not (rows[m]["p_vs_best"] <= 0.05)
+    assert rows["c"]["tied_with_best"] is False  # clearly worse
+    assert rows["a" if best == "b" else "b"]["tied_with_best"] is True  # six flips apart
+    assert out["ci_low"].null_count() == out.height == out["ci_high"].null_count()
+    assert out["n"].to_list() == [1, 1, 1]
+
+
+def test_one_test_set_cochran_gate_keeps_ties():
+    """McNemar rejects c against a, Cochran's Q does not: c stays tied (the gate counts)."""
+    from statsmodels.stats.contingency_tables import cochrans_q
+
+    rows = [(1, 1, 0)] * 8 + [(1, 1, 1)] * 30 + [(0, 0, 0)] * 5 + [(0, 1, 0), (1, 0, 1)] * 20
+    right = np.array(rows, dtype=bool)
+    n = len(rows)
+    label = np.arange(n) % 2 == 0
+    log = pl.concat(
+        pl.DataFrame({"model": m, "fold": 0, "sample": np.arange(n),
+                      "score": np.where(right[:, j] == label, 0.9, 0.1), "label": label})
+        for j, m in enumerate(MODELS)
+    )  # fmt: skip
+    accuracy = right.mean(axis=0)
+    table = pl.DataFrame({"model": MODELS, "fold": 0, "accuracy": accuracy})
+    out = by_model(pr.verdict(table, "accuracy", log=log).collect())
+    assert out["a"]["best"]  # a and b equally accurate: the first by name
+    expected = holm([mcnemar_p(right[:, 0], right[:, j]) for j in (1, 2)])
+    np.testing.assert_allclose([out[m]["p_vs_best"] for m in ("b", "c")], expected)
+    assert out["c"]["p_vs_best"] <= 0.05
+    assert cochrans_q(right.astype(int)).pvalue > 0.05
+    assert out["c"]["tied_with_best"] is True
+    # without the gate's veto (α = 0.3 > Cochran's p) c is worse
+    loose = by_model(pr.verdict(table, "accuracy", log=log, alpha=0.3).collect())
+    assert loose["c"]["tied_with_best"] is False
+
+
+def test_one_test_set_two_models_per_dataset(rng):
+    logs, flags = [], {}
+    for d, acc in (("d0", 0.6), ("d1", 0.88)):
+        log, right = one_test_set_log(rng, {"a": 0.9, "c": acc, "b": 0.9}, flips=0)
+        logs.append(log.filter(pl.col("model") != "b").with_columns(dataset=pl.lit(d)))
+        flags[d] = right
+    log = pl.concat(logs)
+    with pytest.warns(UserWarning, match="2 data sets"):
+        out = pr.verdict(pr.evaluate(log), log=log).collect()
+    within = out.filter(pl.col("dataset").is_not_null())
+    assert set(within["test"]) == {"McNemar"}
+    for d in ("d0", "d1"):
+        rows = by_model(within.filter(pl.col("dataset") == d))
+        best = next(m for m, row in rows.items() if row["best"])
+        other = "c" if best == "a" else "a"
+        p = mcnemar_p(flags[d][best], flags[d][other])  # one comparison: Holm leaves it
+        assert rows[other]["p_vs_best"] == pytest.approx(p)
+        assert rows[other]["tied_with_best"] is (p > 0.05)
+    assert by_model(within.filter(pl.col("dataset") == "d0"))["c"]["tied_with_best"] is False
+    assert out.filter(pl.col("dataset").is_null())["test"][0] == "Wilcoxon signed-rank"
+
+
+def test_one_test_set_with_rope_is_an_error(rng):
+    log, _ = one_test_set_log(rng, {"a": 0.9, "b": 0.9})
+    with pytest.raises(ValueError, match="rope"):
+        pr.verdict(pr.evaluate(log), log=log, rope=0.01)
 
 
 # ----------------------------------------------------------- repeated k-fold, 5 × 2
