@@ -252,7 +252,7 @@ def auc_se(
 # ------------------------------------------------------------------ at a threshold
 
 
-def _confusion_counts(
+def confusion_counts(
     s: pl.Expr, p: pl.Expr, threshold: float | pl.Expr, w: pl.Expr | None = None
 ) -> dict[str, pl.Expr]:
     predicted = s >= threshold
@@ -321,7 +321,7 @@ def confusion(
         score,
         positive,
         lambda s, p, w=None: pl.struct(
-            [k.alias(name) for name, k in _confusion_counts(s, p, threshold, w).items()]
+            [k.alias(name) for name, k in confusion_counts(s, p, threshold, w).items()]
         ),
         name="confusion",
         if_nan=None,
@@ -339,7 +339,7 @@ def _rate(
     weight: ColumnLike | None = None,
 ) -> pl.Expr:
     def build(s: pl.Expr, p: pl.Expr, w: pl.Expr | None = None) -> pl.Expr:
-        k = _confusion_counts(s, p, threshold, w)
+        k = confusion_counts(s, p, threshold, w)
         num = pl.sum_horizontal(k[f] for f in numerator)
         den = pl.sum_horizontal(k[f] for f in denominator)
         return pl.when(den > 0).then(num / den)
@@ -664,7 +664,7 @@ def cost(
     """
 
     def build(s: pl.Expr, p: pl.Expr, w: pl.Expr | None = None) -> pl.Expr:
-        k = _confusion_counts(s, p, threshold, w)
+        k = confusion_counts(s, p, threshold, w)
         total = k["fp"] * float(cost_fp) + k["fn"] * float(cost_fn)
         if not normalize:
             return total

@@ -25,7 +25,7 @@ from collections.abc import Callable
 import polars as pl
 
 from polaroc._input import ColumnLike, binary_expr
-from polaroc.metrics.binary import _confusion_counts
+from polaroc.metrics.binary import confusion_counts
 
 __all__ = [
     "balanced_accuracy",
@@ -56,7 +56,7 @@ def _at_threshold(
         # the four counts once, as one struct; the formula reads its fields (an
         # aggregation has no common-subexpression elimination: written on the sums,
         # MCC would sum every cell three or four times)
-        cells = _confusion_counts(s, p, threshold, w)
+        cells = confusion_counts(s, p, threshold, w)
         counts = pl.struct([v.alias(f) for f, v in cells.items()]).implode()
         k = {f: _E.struct.field(f).cast(pl.Float64) for f in ("tp", "fp", "tn", "fn")}
         both = (k["tp"] + k["fn"] > 0) & (k["tn"] + k["fp"] > 0)
@@ -66,7 +66,7 @@ def _at_threshold(
     return binary_expr(score, positive, build, name=name, weight=weight, two_classes=True)
 
 
-def _fbeta(beta: float) -> Callable[[Counts], pl.Expr]:
+def fbeta_of(beta: float) -> Callable[[Counts], pl.Expr]:
     b2 = float(beta) ** 2
 
     def formula(k: Counts) -> pl.Expr:
@@ -129,7 +129,7 @@ def fbeta(
         msg = f"beta must be positive, got {beta!r}"
         raise ValueError(msg)
     return _at_threshold(
-        score, positive, _fbeta(beta), name="fbeta", threshold=threshold, weight=weight
+        score, positive, fbeta_of(beta), name="fbeta", threshold=threshold, weight=weight
     )
 
 
@@ -171,11 +171,11 @@ def f1(
     └──────────┘
     """
     return _at_threshold(
-        score, positive, _fbeta(1.0), name="f1", threshold=threshold, weight=weight
+        score, positive, fbeta_of(1.0), name="f1", threshold=threshold, weight=weight
     )
 
 
-def _mcc(k: Counts) -> pl.Expr:
+def mcc_of(k: Counts) -> pl.Expr:
     tp, fp, tn, fn = k["tp"], k["fp"], k["tn"], k["fn"]
     den = ((tp + fp) * (tp + fn) * (tn + fp) * (tn + fn)).sqrt()
     return pl.when(den > 0).then((tp * tn - fp * fn) / den).otherwise(0.0)
@@ -221,10 +221,10 @@ def mcc(
     │ 0.166667 │
     └──────────┘
     """
-    return _at_threshold(score, positive, _mcc, name="mcc", threshold=threshold, weight=weight)
+    return _at_threshold(score, positive, mcc_of, name="mcc", threshold=threshold, weight=weight)
 
 
-def _kappa(k: Counts) -> pl.Expr:
+def kappa_of(k: Counts) -> pl.Expr:
     tp, fp, tn, fn = k["tp"], k["fp"], k["tn"], k["fn"]
     n = tp + fp + tn + fn
     observed = (tp + tn) / n
@@ -273,11 +273,11 @@ def cohen_kappa(
     └─────────────┘
     """
     return _at_threshold(
-        score, positive, _kappa, name="cohen_kappa", threshold=threshold, weight=weight
+        score, positive, kappa_of, name="cohen_kappa", threshold=threshold, weight=weight
     )
 
 
-def _balanced(k: Counts) -> pl.Expr:
+def balanced_of(k: Counts) -> pl.Expr:
     return (k["tp"] / (k["tp"] + k["fn"]) + k["tn"] / (k["tn"] + k["fp"])) / 2.0
 
 
@@ -321,7 +321,7 @@ def balanced_accuracy(
     └───────────────────┘
     """
     return _at_threshold(
-        score, positive, _balanced, name="balanced_accuracy", threshold=threshold, weight=weight
+        score, positive, balanced_of, name="balanced_accuracy", threshold=threshold, weight=weight
     )
 
 

@@ -48,7 +48,7 @@ def _point_fields(cost_fp: float, cost_fn: float, normalize: bool) -> pl.Expr:
     )
 
 
-def _operating_point(
+def operating_point(
     log: FrameLike,
     by: str | Iterable[str] | None,
     objective: pl.Expr,
@@ -153,7 +153,7 @@ def youden_point(
     └───────┴──────┴───────────┴─────────────┴─────────────┴──────┴──────────┘
     """
     j = _F("sensitivity") + _F("specificity") - 1.0
-    return _operating_point(
+    return operating_point(
         log,
         by,
         j,
@@ -247,7 +247,7 @@ def neyman_pearson_point(
         else ("specificity", "sensitivity")
     )
     objective = pl.when(_F(constrained) >= float(target)).then(_F(maximised))
-    return _operating_point(
+    return operating_point(
         log,
         by,
         objective,
@@ -330,7 +330,7 @@ def min_cost_point(
     │ m     ┆ 0    ┆ 0.5       ┆ 1.0         ┆ 0.5         ┆ 2.0  │
     └───────┴──────┴───────────┴─────────────┴─────────────┴──────┘
     """
-    return _operating_point(
+    return operating_point(
         log,
         by,
         -_F("cost"),

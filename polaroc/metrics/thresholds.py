@@ -20,8 +20,8 @@ from polaroc._curves import curve_input, curve_lists, rate_of
 from polaroc._input import NAN, FrameLike, LogColumns
 from polaroc._log import read_log, unique_rows, usable_weight
 from polaroc._names import POSITIVE, SCORE, WEIGHT
-from polaroc.metrics.cutoff import _balanced, _fbeta, _kappa, _mcc
-from polaroc.metrics.operating import _F, _operating_point
+from polaroc.metrics.cutoff import balanced_of, fbeta_of, kappa_of, mcc_of
+from polaroc.metrics.operating import operating_point
 
 __all__ = [
     "closest_topleft_point",
@@ -449,8 +449,8 @@ def closest_topleft_point(
     │ 0.6       ┆ 0.75        ┆ 0.353553 │
     └───────────┴─────────────┴──────────┘
     """
-    squared = (1.0 - _F("sensitivity")) ** 2 + (1.0 - _F("specificity")) ** 2
-    return _operating_point(
+    squared = (1.0 - pl.field("sensitivity")) ** 2 + (1.0 - pl.field("specificity")) ** 2
+    return operating_point(
         log,
         by,
         -squared,
@@ -470,11 +470,11 @@ Metric = Literal["f1", "fbeta", "mcc", "cohen_kappa", "balanced_accuracy"]
 
 def _criterion(metric: str, beta: float) -> Callable[[dict[str, pl.Expr]], pl.Expr]:
     formulas: dict[str, Callable[[dict[str, pl.Expr]], pl.Expr]] = {
-        "f1": _fbeta(1.0),
-        "fbeta": _fbeta(beta),
-        "mcc": _mcc,
-        "cohen_kappa": _kappa,
-        "balanced_accuracy": _balanced,
+        "f1": fbeta_of(1.0),
+        "fbeta": fbeta_of(beta),
+        "mcc": mcc_of,
+        "cohen_kappa": kappa_of,
+        "balanced_accuracy": balanced_of,
     }
     if metric not in formulas:
         msg = f"metric must be one of {', '.join(map(repr, formulas))}, got {metric!r}"
