@@ -768,7 +768,9 @@ def calibration_section(page: PageInput, key: Mapping[str, object], anchor_id: s
         "and the log loss, lower is better for both, best (lowest Brier score) first. "
         f"ECE, the expected calibration error, is the gap between the mean score and the "
         f"share of positives in each of {CALIBRATION_BINS} equal-width score bins, averaged "
-        "with the bins' counts as weights; MCE is the largest gap (Guo et al. 2017)."
+        "with the bins' counts as weights; MCE is the largest gap (Guo et al. 2017; with "
+        "three or more classes on the top label: each sample's highest score against "
+        "whether its class is the label)."
         + (f" Unweighted: the weight column {html.escape(weight)} is not used here." if weight
            else "")
     )  # fmt: skip
@@ -780,8 +782,7 @@ def calibration_section(page: PageInput, key: Mapping[str, object], anchor_id: s
             "folds pooled with the band of the folds' range; a calibrated model lies on the "
             "dashed diagonal, and a point below it means fewer positives than the scores "
             "promise (scores too high). The bars count the samples per bin: a point from few "
-            "samples is weak evidence.</p>"
-            + _fig(page, "calibration", key, "reliability diagram")
+            "samples is weak evidence.</p>" + _fig(page, "calibration", key, "reliability diagram")
         )
     return _section(3, anchor_id, "Calibration", how, body)
 

@@ -19,7 +19,9 @@ matplotlib.use("Agg")
 
 def _decodes(path) -> None:
     pixels = image.imread(path)
-    assert pixels.ndim == 3 and pixels.shape[0] > 100 and pixels.shape[1] > 100
+    assert pixels.ndim == 3
+    assert pixels.shape[0] > 100
+    assert pixels.shape[1] > 100
     assert np.ptp(pixels) > 0  # not a blank picture
 
 
@@ -32,7 +34,9 @@ def test_demo_shape_shows_the_section_and_its_figure(tmp_path):
     assert rep.html.index('id="figures-log"') < rep.html.index('id="calibration-log"')
     assert rep.html.index('id="calibration-log"') < rep.html.index('id="appendix"')
     text = page_text(rep)
-    assert "Brier 1950" in text and "Guo et al. 2017" in text and "lower is better" in text
+    assert "Brier 1950" in text
+    assert "Guo et al. 2017" in text
+    assert "lower is better" in text
     assert 'alt="reliability diagram"' in rep.html
     path = rep.figures["calibration"]
     assert path == tmp_path / "calibration.png"
@@ -63,7 +67,8 @@ def test_scores_outside_zero_one_have_no_section(tmp_path):
     assert not log["score"].is_between(0, 1).all()
     rep = write_report(log, tmp_path)
     assert "calibration" not in rep.html.lower()
-    assert "calibration" not in rep.figures and "calibration" not in rep.results
+    assert "calibration" not in rep.figures
+    assert "calibration" not in rep.results
     assert not list(tmp_path.glob("calibration*"))
     assert rep.results["summary"]["brier_mean"].is_null().all()
     assert rep.notes == []
