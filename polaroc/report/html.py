@@ -556,7 +556,32 @@ def summary(page: PageInput, key: Mapping[str, object], anchor_id: str) -> str:
         "the verdict reports (clipped to [0, 1], where the metric lives); best first."
     )
     table = _with_ci(page, _need(page, "summary", key), key)
+    table, scored = _with_scores(page, table, key)
+    if scored:
+        how += (
+            " The scores are probabilities: <code>brier_mean</code> and "
+            "<code>log_loss_mean</code> are the Brier score and log loss averaged over folds "
+            "(lower is better; see Calibration)."
+        )
     return _section(3, anchor_id, "Per-model summary", how, table_html(table))
+
+
+def _with_scores(
+    page: PageInput, summary: pl.DataFrame, key: Mapping[str, object]
+) -> tuple[pl.DataFrame, bool]:
+    """The summary with the mean over folds of the Brier score and log loss, when shown.
+
+    Only for a data set with a calibration section (its scores are probabilities).
+    """
+    shown = _select(page.tables.get("calibration"), key)
+    folds = _select(page.tables.get("folds"), key)
+    if shown is None or shown.is_empty() or folds is None or page.model not in summary.columns:
+        return summary, False
+    means = folds.group_by(page.model).agg(
+        pl.col("brier").mean().alias("brier_mean"), pl.col("log_loss").mean().alias("log_loss_mean")
+    )
+    means = means.with_columns(pl.col(page.model).cast(summary.schema[page.model]))
+    return summary.join(means, on=page.model, how="left", maintain_order="left"), True
 
 
 def paired(page: PageInput, key: Mapping[str, object], anchor_id: str, suffix: str) -> str:

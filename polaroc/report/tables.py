@@ -101,15 +101,12 @@ class Settings:
 
 
 OPTIONAL_METRICS = ("average_precision",)  # summarised when the per-fold table has them
-MEAN_ONLY = ("brier", "log_loss")  # their mean over folds, when the per-fold table has them
 
 
 def summary_table(folds: FrameLike, by: Iterable[str], model: str = "model") -> pl.LazyFrame:
     """Per model (within ``by``): folds and mean ± sd of AUC (M), sAUC and error over folds.
 
-    A per-fold table with an ``average_precision`` column (binary logs) adds its mean ± sd,
-    one with ``brier`` and ``log_loss`` their means over folds (null unless the scores are
-    probabilities).
+    A per-fold table with an ``average_precision`` column (binary logs) adds its mean ± sd.
 
     Examples
     --------
@@ -135,7 +132,6 @@ def summary_table(folds: FrameLike, by: Iterable[str], model: str = "model") -> 
     stats = [pl.len().alias("n_folds")]
     for m in (*METRICS, *(m for m in OPTIONAL_METRICS if m in names)):
         stats += [pl.col(m).mean().alias(f"{m}_mean"), pl.col(m).std().alias(f"{m}_sd")]
-    stats += [pl.col(m).mean().alias(f"{m}_mean") for m in MEAN_ONLY if m in names]
     return (
         frame.group_by(keys)
         .agg(stats)
