@@ -467,8 +467,8 @@ def probability_sets(folds: pl.DataFrame, by: list[str]) -> pl.DataFrame:
     >>> probability_sets(folds, ["dataset"])["dataset"].to_list()
     ['a']
     """
-    if not {"brier", "n_not_probability"} <= set(folds.columns) or folds.is_empty():
-        return pl.DataFrame(schema={b: folds.schema[b] for b in by if b in folds.columns})
+    if not {"brier", "n_not_probability", *by} <= set(folds.columns) or folds.is_empty():
+        return pl.DataFrame()
     bad = (pl.col("n_not_probability").fill_null(0) > 0).any().alias("_pr_bad")
     if not by:
         return pl.DataFrame([{}]) if not folds.select(bad).item() else pl.DataFrame()
