@@ -18,7 +18,7 @@ from pathlib import Path
 
 import polars as pl
 
-from polaroc.report.tables import Settings
+from polaroc.report.tables import CALIBRATION_BINS, Settings
 
 __all__ = ["PageInput", "figure_key", "report_page", "table_html", "verdict_sentences"]
 
@@ -306,7 +306,7 @@ def verdict_sentences(
     --------
     >>> import polars as pl
     >>> from polaroc.report.html import verdict_sentences
-    >>> from polaroc.report.tables import Settings
+    >>> from polaroc.report.tables import CALIBRATION_BINS, Settings
     >>> v = pl.DataFrame({"model": ["boost", "forest", "stump"], "rank": [1, 2, 3],
     ...     "mean": [0.969, 0.96, 0.8], "ci_low": [0.95, 0.94, 0.7], "ci_high": [0.98, 0.97, 0.9],
     ...     "best": [True, False, False], "tied_with_best": [True, True, False],
@@ -556,7 +556,32 @@ def summary(page: PageInput, key: Mapping[str, object], anchor_id: str) -> str:
         "the verdict reports (clipped to [0, 1], where the metric lives); best first."
     )
     table = _with_ci(page, _need(page, "summary", key), key)
+    table, scored = _with_scores(page, table, key)
+    if scored:
+        how += (
+            " The scores are probabilities: <code>brier_mean</code> and "
+            "<code>log_loss_mean</code> are the Brier score and log loss averaged over folds "
+            "(lower is better; see Calibration)."
+        )
     return _section(3, anchor_id, "Per-model summary", how, table_html(table))
+
+
+def _with_scores(
+    page: PageInput, summary: pl.DataFrame, key: Mapping[str, object]
+) -> tuple[pl.DataFrame, bool]:
+    """The summary with the mean over folds of the Brier score and log loss, when shown.
+
+    Only for a data set with a calibration section (its scores are probabilities).
+    """
+    shown = _select(page.tables.get("calibration"), key)
+    folds = _select(page.tables.get("folds"), key)
+    if shown is None or shown.is_empty() or folds is None or page.model not in summary.columns:
+        return summary, False
+    means = folds.group_by(page.model).agg(
+        pl.col("brier").mean().alias("brier_mean"), pl.col("log_loss").mean().alias("log_loss_mean")
+    )
+    means = means.with_columns(pl.col(page.model).cast(summary.schema[page.model]))
+    return summary.join(means, on=page.model, how="left", maintain_order="left"), True
 
 
 def paired(page: PageInput, key: Mapping[str, object], anchor_id: str, suffix: str) -> str:
@@ -752,6 +777,41 @@ def _need(page: PageInput, name: str, key: Mapping[str, object]) -> pl.DataFrame
     return table if table is not None else pl.DataFrame()
 
 
+def calibration_section(page: PageInput, key: Mapping[str, object], anchor_id: str) -> str:
+    """How well the scores read as probabilities: the table and the reliability diagram.
+
+    Only for a data set whose scores are all probabilities (it has rows in the
+    ``calibration`` table); "" otherwise.
+    """
+    table = _select(page.tables.get("calibration"), key)
+    if table is None or table.is_empty():
+        return ""
+    weight = _settings(page).weight
+    how = (
+        "The scores are probabilities, so their calibration can be judged: all folds pooled, "
+        "per model the Brier score (mean squared gap between score and outcome; Brier 1950) "
+        "and the log loss, lower is better for both, best (lowest Brier score) first. "
+        f"ECE, the expected calibration error, is the gap between the mean score and the "
+        f"share of positives in each of {CALIBRATION_BINS} equal-width score bins, averaged "
+        "with the bins' counts as weights; MCE is the largest gap (Guo et al. 2017; with "
+        "three or more classes on the top label: each sample's highest score against "
+        "whether its class is the label)."
+        + (f" Unweighted: the weight column {html.escape(weight)} is not used here." if weight
+           else "")
+    )  # fmt: skip
+    body = table_html(table)
+    if figure_key("calibration", key) in page.figures:
+        body += (
+            "<p class='how'>Reliability diagram of the positive class: per model the share of "
+            "positives against the mean score of each bin, grey per fold, coloured for the "
+            "folds pooled with the band of the folds' range; a calibrated model lies on the "
+            "dashed diagonal, and a point below it means fewer positives than the scores "
+            "promise (scores too high). The bars count the samples per bin: a point from few "
+            "samples is weak evidence.</p>" + _fig(page, "calibration", key, "reliability diagram")
+        )
+    return _section(3, anchor_id, "Calibration", how, body)
+
+
 def dataset_sections(page: PageInput, key: Mapping[str, object], multiclass: bool) -> str:
     """One data set in reading order: summary with CIs, the deciding test, the figures."""
     tag = anchor(*key.values()) if key else "log"
@@ -760,6 +820,7 @@ def dataset_sections(page: PageInput, key: Mapping[str, object], multiclass: boo
         summary(page, key, f"summary-{tag}")
         + paired(page, key, f"paired-{tag}", suffix)
         + figures(page, key, f"figures-{tag}", multiclass)
+        + calibration_section(page, key, f"calibration-{tag}")
     )
 
 

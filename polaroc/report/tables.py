@@ -30,11 +30,14 @@ from polaroc.evaluation import evaluate
 from polaroc.metrics.curves import roc_curve
 from polaroc.metrics.fold_curves import average_roc, pooled_roc, pooling_table
 from polaroc.metrics.multiclass import pairwise_auc
+from polaroc.metrics.reliability import calibration, calibration_curve
 
 __all__ = [
     "LOWER_IS_BETTER",
     "Report",
     "Settings",
+    "calibration_tables",
+    "probability_sets",
     "report_tables",
     "sorted_table",
     "summary_table",
@@ -443,6 +446,74 @@ def report_tables(
     )  # fmt: skip
 
 
+CALIBRATION_BINS = 10
+"""Equal-width score bins of the report's ECE, MCE and reliability diagrams."""
+
+
+def probability_sets(folds: pl.DataFrame, by: list[str]) -> pl.DataFrame:
+    """The data sets (``by`` groups) whose scores are probabilities: one row each.
+
+    A data set qualifies when every fold of every model counts no score outside
+    ``[0, 1]`` (:func:`polaroc.evaluate`'s ``n_not_probability`` is 0) and has a
+    ``brier`` column; a per-fold table without those columns qualifies none. Without
+    ``by`` the one row has no columns when the whole log qualifies (no row otherwise).
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> from polaroc.report.tables import probability_sets
+    >>> folds = pl.DataFrame({"dataset": ["a", "a", "b"], "brier": [0.1, 0.2, None],
+    ...                       "n_not_probability": [0, 0, 3]})
+    >>> probability_sets(folds, ["dataset"])["dataset"].to_list()
+    ['a']
+    """
+    if not {"brier", "n_not_probability", *by} <= set(folds.columns) or folds.is_empty():
+        return pl.DataFrame()
+    bad = (pl.col("n_not_probability").fill_null(0) > 0).any().alias("_pr_bad")
+    if not by:
+        return pl.DataFrame([{}]) if not folds.select(bad).item() else pl.DataFrame()
+    return folds.group_by(by).agg(bad).filter(~pl.col("_pr_bad")).drop("_pr_bad").sort(by)
+
+
+def calibration_tables(
+    log: pl.LazyFrame, sets: pl.DataFrame, kinds: pl.DataFrame, by: list[str], columns: LogColumns
+) -> dict[str, pl.LazyFrame]:
+    """Calibration of the data sets in ``sets`` (from :func:`probability_sets`).
+
+    ``calibration``: :func:`polaroc.calibration` per (by…, model), all folds pooled, with
+    the best (lowest Brier score) first; ``calibration_curve``: the reliability curves
+    (:func:`polaroc.calibration_curve`, per fold) of the positive class of each binary
+    data set among them. Repeats are kept apart: a repeated fold is drawn as its own
+    curve and a sample counts once per repeat. Empty when no data set qualifies.
+    """
+    if sets.height == 0 or (by and not set(by) <= set(sets.columns)):
+        return {}
+    cols = columns
+    names = log.collect_schema().names()
+    lf = _subset(log, sets, by)
+    if cols.repeat in names and cols.sample in names:  # one sample id per repeat
+        lf = lf.with_columns(pl.format("{}/{}", cols.repeat, cols.sample).alias(cols.sample))
+    lf = _one_fold_column(lf, cols.fold, cols.repeat)
+    common: dict[str, Any] = {
+        "model": cols.model, "fold": cols.fold, "class_": cols.class_, "score": cols.score,
+        "label": cols.label, "dataset": cols.dataset, "n_bins": CALIBRATION_BINS,
+    }  # fmt: skip
+    keys = [*by, cols.model]
+    table = calibration(lf, by=keys, sample=cols.sample, **common)
+    plans = {"calibration": table.sort([*by, "brier", cols.model], nulls_last=True)}
+    binary = kinds.filter(~pl.col("multiclass"))
+    binary = binary.join(sets, on=by, how="semi") if by else binary.head(sets.height)
+    if binary.height:
+        rows = _subset(lf, binary, by)
+        if cols.class_ in names:  # the positive class's rows
+            positives = binary.lazy().select(*by, POSITIVE)
+            rows = rows.join(positives, on=by) if by else rows.join(positives, how="cross")
+            rows = rows.filter(pl.col(cols.class_) == pl.col(POSITIVE)).drop(POSITIVE)
+        curve = calibration_curve(rows, by=[*keys, cols.fold], **common)
+        plans["calibration_curve"] = curve.sort([*keys, cols.fold, "bin"])
+    return plans
+
+
 def cell_text(value: object) -> str:
     """One table cell as text: floats to four decimals, or ``6.47e-10`` when tiny or huge."""
     return _cell(value)
@@ -521,7 +592,9 @@ def flat(df: pl.DataFrame) -> pl.DataFrame:
     )
 
 
-ORDERED = frozenset({"summary", "anova", "duncan", "mean_ranks", "verdict", "compact"})
+ORDERED = frozenset(
+    {"summary", "anova", "duncan", "mean_ranks", "verdict", "compact", "calibration"}
+)
 """Tables whose row order means something (best first); the others are sorted by value."""
 
 

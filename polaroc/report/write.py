@@ -21,7 +21,9 @@ from polaroc.report.html import figure_key
 from polaroc.report.tables import (
     Report,
     Settings,
+    calibration_tables,
     optional_tables,
+    probability_sets,
     report_tables,
     settled,
     sorted_table,
@@ -135,6 +137,11 @@ def _figures(
         for key, part in c.get("ovr", {}).items():
             save("roc_ovr", key, plot.roc_one_vs_rest(
                 part, model=model, class_=rep.columns.class_, order=orders.get(key)))  # fmt: skip
+    if "calibration_curve" in tables:
+        from polaroc.report.plot_scoring import calibration
+
+        for key, part in _parts(tables["calibration_curve"], rep.by).items():
+            save("calibration", key, calibration(part, model=model, fold=fold))
     if "pairwise" in tables:
         for key, part in _parts(tables["pairwise"], rep.by).items():
             save("pairwise", key, plot.pairwise_heatmap(part, model=model, order=orders.get(key)))
@@ -311,6 +318,14 @@ def write_report(
     results = dict(zip(names, frames, strict=True))
     tables = {k: sorted_table(k, results[k]) for k in rep.tables}
     curves = {k: settled(results[f"curve_{k}"]) for k in rep.curves}  # same pixels every run
+    sets = probability_sets(tables["folds"], rep.by)
+    calibrated = calibration_tables(lazy, sets, rep.kinds, rep.by, rep.columns)
+    failed = []
+    for name, frame in _collect_optional(calibrated).items():
+        if isinstance(frame, pl.DataFrame):
+            tables[name] = sorted_table(name, frame)
+        else:
+            failed.append(f"no calibration section: {frame}")
     optional = _collect_optional(
         optional_tables(
             tables["folds"].lazy(), metric=metric, alpha=alpha, by=rep.by,
@@ -327,7 +342,7 @@ def write_report(
     out = Path(out)
     written = write_tables(tables, out)
     written += write_tables({k: v for k, v in optional.items() if isinstance(v, pl.DataFrame)}, out)
-    notes = list(notes)
+    notes = [*notes, *dict.fromkeys(failed)]
     figures: dict[str, Path] = {}
     if plots:
         try:
