@@ -272,6 +272,20 @@ def decision(p: pl.Expr, alpha: float) -> pl.Expr:
     return pl.when(p.is_not_nan()).then(p <= alpha)
 
 
+DF_COLUMNS = ("df", "df_num", "df_den")
+
+
+def with_float_df(out: pl.LazyFrame) -> pl.LazyFrame:
+    """``out`` with its degrees of freedom (``df``, ``df_num``, ``df_den``) as Float64.
+
+    Degrees of freedom can be fractional (Welch–Satterthwaite's in DeLong's unpaired
+    test), so every comparison table reports them as Float64 and any two tables
+    concatenate diagonally (DESIGN "Comparison tables share one shape").
+    """
+    present = [c for c in DF_COLUMNS if c in out.collect_schema()]
+    return out.with_columns(pl.col(present).cast(pl.Float64)) if present else out
+
+
 def with_adjusted(
     out: pl.LazyFrame, columns: list[str], by: list[str], alpha: float, adjust: str | None
 ) -> pl.LazyFrame:
@@ -283,6 +297,7 @@ def with_adjusted(
     """
     at = columns.index("p_value") + 1
     head, tail = columns[:at], columns[at:]
+    out = with_float_df(out)
     if adjust is None:
         return out.select(*head, decision(pl.col("p_value"), alpha).alias("reject"), *tail)
     out = adjusted(out, by, adjust)

@@ -43,6 +43,7 @@ from polaroc.compare._table import (
     settled_difference,
     two_sided,
     with_adjusted,
+    with_float_df,
 )
 from polaroc.compare._table import higher_is_better as metric_higher_is_better
 
@@ -552,9 +553,9 @@ def friedman_test(
     ┌─────┬───────────┬─────┬──────────┬──────────────────┬────────────────────────┐
     │ n   ┆ statistic ┆ df  ┆ p_value  ┆ f_iman_davenport ┆ p_value_iman_davenport │
     │ --- ┆ ---       ┆ --- ┆ ---      ┆ ---              ┆ ---                    │
-    │ i64 ┆ f64       ┆ i64 ┆ f64      ┆ f64              ┆ f64                    │
+    │ i64 ┆ f64       ┆ f64 ┆ f64      ┆ f64              ┆ f64                    │
     ╞═════╪═══════════╪═════╪══════════╪══════════════════╪════════════════════════╡
-    │ 4   ┆ 6.5       ┆ 2   ┆ 0.038774 ┆ 13.0             ┆ 0.006592               │
+    │ 4   ┆ 6.5       ┆ 2.0 ┆ 0.038774 ┆ 13.0             ┆ 0.006592               │
     └─────┴───────────┴─────┴──────────┴──────────────────┴────────────────────────┘
     """
     ft = dataset_means(table, metric=metric, by=by, model=model, dataset=dataset)
@@ -593,7 +594,7 @@ def friedman_test(
     columns += ["df_den", "p_value_iman_davenport"]
     out = out.select(*ft.by, *columns, "_pr_nan")
     keep = [*ft.by, "n", "n_models", "df", "df_num", "df_den"]
-    out = poisoned(out, "_pr_nan", keep=keep)
+    out = with_float_df(poisoned(out, "_pr_nan", keep=keep))
     return out.sort(ft.by) if ft.by else out
 
 

@@ -21,7 +21,15 @@ from polaroc._guard import guarded, listing, one_class_rows, problems
 from polaroc._input import FrameLike, LogColumns, as_lazy, as_names
 from polaroc._log import POSITIVE, SCORE, Log, read_log
 from polaroc.compare._dist import chi2_sf, normal_sf, t_ppf, t_sf
-from polaroc.compare._table import ROUNDING, Adjust, check_adjust, check_alpha, over, with_adjusted
+from polaroc.compare._table import (
+    ROUNDING,
+    Adjust,
+    check_adjust,
+    check_alpha,
+    over,
+    with_adjusted,
+    with_float_df,
+)
 
 __all__ = ["delong_omnibus", "delong_test"]
 
@@ -618,9 +626,9 @@ def delong_omnibus(
     ┌─────┬─────┬───────────┬─────┬──────────┬───────┬───────┐
     │ n   ┆ k   ┆ statistic ┆ df  ┆ p_value  ┆ n_pos ┆ n_neg │
     │ --- ┆ --- ┆ ---       ┆ --- ┆ ---      ┆ ---   ┆ ---   │
-    │ i64 ┆ i64 ┆ f64       ┆ i64 ┆ f64      ┆ i64   ┆ i64   │
+    │ i64 ┆ i64 ┆ f64       ┆ f64 ┆ f64      ┆ i64   ┆ i64   │
     ╞═════╪═════╪═══════════╪═════╪══════════╪═══════╪═══════╡
-    │ 8   ┆ 3   ┆ 2.724     ┆ 2   ┆ 0.256148 ┆ 4     ┆ 4     │
+    │ 8   ┆ 3   ┆ 2.724     ┆ 2.0 ┆ 0.256148 ┆ 4     ┆ 4     │
     └─────┴─────┴───────────┴─────┴──────────┴───────┴───────┘
     """
     chosen = None if models is None else list(dict.fromkeys(models))
@@ -724,6 +732,7 @@ def _omnibus_statistics(
         df=pl.col("k") - 1,
     ).with_columns(p_value=chi2_sf(pl.col("statistic"), pl.col("df")))
     out = out.select(*group, "n", "k", "statistic", "df", "p_value", "n_pos", "n_neg")
+    out = with_float_df(out)
     return out.sort(group) if group else out
 
 

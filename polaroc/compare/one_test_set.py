@@ -21,7 +21,7 @@ from polaroc._guard import guarded, listing, problems
 from polaroc._input import FrameLike, LogColumns, as_lazy, as_names
 from polaroc._log import POSITIVE, SCORE, read_log, unique_rows
 from polaroc.compare._dist import chi2_sf
-from polaroc.compare._table import check_alpha, decision
+from polaroc.compare._table import check_alpha, decision, with_float_df
 
 __all__ = ["cochran_q", "mcnemar_test"]
 
@@ -259,7 +259,7 @@ def mcnemar_test(
     ┌─────┬──────────┬───────────┬──────┬─────────┬──────┬──────┬───────┐
     │ n   ┆ estimate ┆ statistic ┆ df   ┆ p_value ┆ n_01 ┆ n_10 ┆ exact │
     │ --- ┆ ---      ┆ ---       ┆ ---  ┆ ---     ┆ ---  ┆ ---  ┆ ---   │
-    │ i64 ┆ f64      ┆ f64       ┆ i64  ┆ f64     ┆ i64  ┆ i64  ┆ bool  │
+    │ i64 ┆ f64      ┆ f64       ┆ f64  ┆ f64     ┆ i64  ┆ i64  ┆ bool  │
     ╞═════╪══════════╪═══════════╪══════╪═════════╪══════╪══════╪═══════╡
     │ 8   ┆ 0.375    ┆ 0.0       ┆ null ┆ 0.25    ┆ 0    ┆ 3    ┆ true  │
     └─────┴──────────┴───────────┴──────┴─────────┴──────┴──────┴───────┘
@@ -367,6 +367,7 @@ def _mcnemar_columns(
         accuracy_a="accuracy_a",
         accuracy_b="accuracy_b",
     )
+    out = with_float_df(out)
     return out.sort(group) if group else out
 
 
@@ -448,9 +449,9 @@ def cochran_q(
     ┌─────┬─────┬───────────┬─────┬──────────┐
     │ n   ┆ k   ┆ statistic ┆ df  ┆ p_value  │
     │ --- ┆ --- ┆ ---       ┆ --- ┆ ---      │
-    │ i64 ┆ i64 ┆ f64       ┆ i64 ┆ f64      │
+    │ i64 ┆ i64 ┆ f64       ┆ f64 ┆ f64      │
     ╞═════╪═════╪═══════════╪═════╪══════════╡
-    │ 6   ┆ 3   ┆ 6.333333  ┆ 2   ┆ 0.042144 │
+    │ 6   ┆ 3   ┆ 6.333333  ┆ 2.0 ┆ 0.042144 │
     └─────┴─────┴───────────┴─────┴──────────┘
     """
     chosen = None if models is None else list(dict.fromkeys(models))
@@ -506,4 +507,5 @@ def cochran_q(
         "df",
         p_value=chi2_sf(pl.col("statistic"), pl.col("df")),
     )
+    out = with_float_df(out)
     return out.sort(group) if group else out

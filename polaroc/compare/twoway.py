@@ -27,6 +27,7 @@ from polaroc.compare._table import (
     over,
     poisoned,
     read_fold_table,
+    with_float_df,
 )
 
 __all__ = ["anova", "duncan", "duncan_ranges", "duncan_subsets"]
@@ -135,7 +136,7 @@ def anova(
     -------
     pl.LazyFrame
         Three rows per by group, in this order: by…, ``source`` ("model", "fold",
-        "residual"), ``n`` (blocks used), ``statistic`` (F), ``df`` (Int64),
+        "residual"), ``n`` (blocks used), ``statistic`` (F), ``df`` (Float64),
         ``p_value``, ``ss``, ``ms`` (``statistic`` and
         ``p_value`` are null on the residual row).
 
@@ -175,11 +176,11 @@ def anova(
     ┌──────────┬─────┬───────────┬─────┬──────────┬─────────┬──────────┐
     │ source   ┆ n   ┆ statistic ┆ df  ┆ p_value  ┆ ss      ┆ ms       │
     │ ---      ┆ --- ┆ ---       ┆ --- ┆ ---      ┆ ---     ┆ ---      │
-    │ str      ┆ i64 ┆ f64       ┆ i64 ┆ f64      ┆ f64     ┆ f64      │
+    │ str      ┆ i64 ┆ f64       ┆ f64 ┆ f64      ┆ f64     ┆ f64      │
     ╞══════════╪═════╪═══════════╪═════╪══════════╪═════════╪══════════╡
-    │ model    ┆ 4   ┆ 22.454545 ┆ 2   ┆ 0.001637 ┆ 0.01235 ┆ 0.006175 │
-    │ fold     ┆ 4   ┆ 3.272727  ┆ 3   ┆ 0.100853 ┆ 0.0027  ┆ 0.0009   │
-    │ residual ┆ 4   ┆ null      ┆ 6   ┆ null     ┆ 0.00165 ┆ 0.000275 │
+    │ model    ┆ 4   ┆ 22.454545 ┆ 2.0 ┆ 0.001637 ┆ 0.01235 ┆ 0.006175 │
+    │ fold     ┆ 4   ┆ 3.272727  ┆ 3.0 ┆ 0.100853 ┆ 0.0027  ┆ 0.0009   │
+    │ residual ┆ 4   ┆ null      ┆ 6.0 ┆ null     ┆ 0.00165 ┆ 0.000275 │
     └──────────┴─────┴───────────┴─────┴──────────┴─────────┴──────────┘
     """
     ft = read_fold_table(
@@ -223,7 +224,7 @@ def anova(
         )
     )
     keep = [*ft.by, "source", "n", "df", "_pr_df2", "_pr_order"]
-    out = poisoned(out, "_pr_nan", keep=keep)
+    out = with_float_df(poisoned(out, "_pr_nan", keep=keep))
     return out.sort([*ft.by, "_pr_order"]).drop("_pr_df2", "_pr_order")
 
 

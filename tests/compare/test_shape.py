@@ -120,7 +120,7 @@ def test_columns_and_dtypes(name):
             assert schema[column] == pl.Float64, column
     for column in ("df", "df_num", "df_den"):
         if column in schema:
-            assert schema[column] == pl.Int64, column
+            assert schema[column] == pl.Float64, column  # fractional df (Welch) too
     if "reject" in schema:
         assert schema["reject"] == pl.Boolean
     for old in ("t", "k", "mean_diff", "f", "z", "chi2", "n_datasets"):
@@ -170,3 +170,20 @@ def test_registry_names_the_functions_polaroc_exports():
             assert comparison(entry.function) is entry
     # the registry only passes options a function takes
     assert REGISTRY["anova"].accepted(alpha=0.05, by=(), rope=0.1) == {"by": ()}
+
+
+def test_unpaired_delong_concatenates_diagonally_with_every_table():
+    # Welch–Satterthwaite's df is fractional: every table's df must be Float64 to stack
+    unpaired = run(REGISTRY["delong_test"], paired=False)
+    assert unpaired.schema["df"] == pl.Float64
+    assert unpaired["df"].to_list() != [round(x) for x in unpaired["df"].to_list()]
+    for name in NAMES:
+        entry = comparison(name)
+        if entry is None or entry.function is None:
+            continue
+        other = run(entry)
+        both = pl.concat([unpaired, other], how="diagonal")
+        assert both.height == unpaired.height + other.height, name
+        for column in ("df", "df_num", "df_den"):
+            if column in both.columns:
+                assert both.schema[column] == pl.Float64, (name, column)
