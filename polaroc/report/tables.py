@@ -553,6 +553,7 @@ def to_markdown(df: pl.DataFrame) -> str:
     | bb    | 0.5000 |        |
     """
     columns = []
+    df = whole_degrees(df)
     for name, dtype in df.schema.items():
         values = df[name].to_list()
         if dtype == pl.Boolean:
@@ -575,6 +576,34 @@ def to_markdown(df: pl.DataFrame) -> str:
         return str(pl.DataFrame(columns))
 
 
+DEGREES = ("df", "df_num", "df_den")
+
+
+def whole_degrees(df: pl.DataFrame) -> pl.DataFrame:
+    """``df`` with degrees of freedom that are all whole numbers shown as integers.
+
+    The comparison tables give ``df`` as ``Float64`` (Welch's df is fractional); a table
+    whose df are whole (a t on n − 1, an F on (5, 45)) reads them as ``5``, not ``5.0000``.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> from polaroc.report.tables import whole_degrees
+    >>> whole_degrees(pl.DataFrame({"df": [9.0, None]})).schema["df"]
+    Int64
+    >>> whole_degrees(pl.DataFrame({"df": [7.5]})).schema["df"]
+    Float64
+    """
+    whole = [
+        n
+        for n in DEGREES
+        if n in df.columns
+        and df.schema[n].is_float()
+        and bool(df.select((pl.col(n).drop_nulls() % 1.0 == 0.0).all()).item())
+    ]
+    return df.with_columns(pl.col(whole).cast(pl.Int64)) if whole else df
+
+
 def flat(df: pl.DataFrame) -> pl.DataFrame:
     """Nested columns (lists of structs) as text, so a table fits CSV.
 
@@ -586,6 +615,7 @@ def flat(df: pl.DataFrame) -> pl.DataFrame:
     >>> pr.report.flat(df).schema["groups"]
     String
     """
+    df = whole_degrees(df)
     nested = [n for n, d in df.schema.items() if d.is_nested()]
     return df.with_columns(
         pl.Series(n, [_cell(v) for v in df[n].to_list()], dtype=pl.String) for n in nested
