@@ -910,43 +910,216 @@ def posterior(
     metric: str = "auc",
     higher_is_better: bool = True,
     rope: float | None = None,
+    folds: FrameLike | None = None,
+    test_train_ratio: float | None = None,
+    model: str = "model",
+    fold: str = "fold",
+    repeat: str = "repeat",
+    dataset: str = "dataset",
 ) -> Figure:
-    """A Bayesian comparison's posterior: per pair, P(a better), P(equivalent), P(b better).
+    """A Bayesian comparison's posterior of the difference a − b, as baycomp draws it.
 
-    One horizontal bar per model pair split into the three posterior probabilities
-    of the table (Benavoli et al. 2017, §4: the probability that the difference lies
-    beyond the region of practical equivalence on either side, or inside it), as
-    baycomp's plots summarise the posterior. A pair decided at the 95 % level has one
-    segment past 0.95. For a lower-is-better metric (error) ``p_b_higher`` — a's
-    error below b's — is "a better".
+    For a :func:`polaroc.bayes_ttest` table with its per-fold table ``folds`` and its
+    ``rope``: one panel per model pair with the Student-t posterior density of the mean
+    difference μ = a − b (location ``estimate``, scale √((1/n + n_test/n_train)·S²),
+    n − 1 degrees of freedom; Corani & Benavoli 2015, Theorem 1 and eq. 9), the region
+    of practical equivalence [−rope, rope] shaded and the three probabilities written
+    on the panel — baycomp's ``CorrelatedTTest.plot``. The table carries no scale, so
+    it is recomputed from ``folds`` (S² the variance of the per-block differences).
+    A pair whose differences do not vary has a point mass at ``estimate`` (a line).
+
+    Otherwise (no ``folds``, or a :func:`polaroc.bayes_signed_rank` table, which holds
+    the three probabilities but not baycomp's posterior samples for its simplex): one
+    horizontal bar per pair split into the three probabilities (Benavoli et al. 2017,
+    §4); a pair decided at the 95 % level has one segment past 0.95. For a
+    lower-is-better metric (error) ``p_b_higher`` — a's error below b's — is "a better".
 
     Parameters
     ----------
     table
         :func:`polaroc.bayes_ttest` or :func:`polaroc.bayes_signed_rank`: ``model_a``,
-        ``model_b``, ``p_a_higher``, ``p_rope``, ``p_b_higher``.
+        ``model_b``, ``p_a_higher``, ``p_rope``, ``p_b_higher`` (and ``n``, ``estimate``).
     metric
-        The metric compared (labels).
+        The metric compared (labels; the column of ``folds``).
     higher_is_better
         Whether a higher ``metric`` is the better model.
     rope
-        The ROPE width (labels).
+        The ROPE half-width the table was computed with (labels; the shaded band).
+    folds
+        The per-fold table the :func:`polaroc.bayes_ttest` table was computed from
+        (keyword-only); with ``rope`` it turns the bars into posterior densities.
+    test_train_ratio, model, fold, repeat, dataset
+        As :func:`polaroc.bayes_ttest` was called (for ``folds``).
 
     Returns
     -------
     matplotlib.figure.Figure
 
+    Raises
+    ------
+    ValueError
+        ``folds`` does not give the table's ``n`` blocks for a pair (not the table's
+        per-fold table, or a signed-rank table).
+
     Examples
     --------
     >>> import polars as pl
+    >>> import polaroc as pr
     >>> from polaroc import plot
     >>> table = pl.DataFrame({"model_a": ["a"], "model_b": ["b"], "p_a_higher": [0.7],
     ...                       "p_rope": [0.2], "p_b_higher": [0.1]})
     >>> len(plot.posterior(table).axes[0].patches)
     3
+    >>> folds = pl.DataFrame({"model": ["knn"] * 5 + ["mlp"] * 5, "fold": [1, 2, 3, 4, 5] * 2,
+    ...     "auc": [0.81, 0.79, 0.84, 0.80, 0.83, 0.86, 0.85, 0.88, 0.84, 0.86]})
+    >>> fig = plot.posterior(pr.bayes_ttest(folds, rope=0.01), rope=0.01, folds=folds)
+    >>> len(fig.axes[0].lines) >= 1
+    True
     """
+    df = _frame(table)
+    if folds is None or rope is None:
+        return _posterior_bars(
+            df.sort("model_a", "model_b"),
+            metric=metric,
+            higher_is_better=higher_is_better,
+            rope=rope,
+        )
+    scales = _posterior_scales(
+        df, folds, metric=metric, test_train_ratio=test_train_ratio,
+        model=model, fold=fold, repeat=repeat, dataset=dataset,
+    )  # fmt: skip
+    return _posterior_densities(scales, metric=metric, higher_is_better=higher_is_better,
+                                rope=rope)  # fmt: skip
+
+
+def _posterior_scales(
+    df: pl.DataFrame,
+    folds: FrameLike,
+    *,
+    metric: str,
+    test_train_ratio: float | None,
+    model: str,
+    fold: str,
+    repeat: str,
+    dataset: str,
+) -> pl.DataFrame:
+    """The table's rows with ``_scale`` and ``_df`` of bayes_ttest's Student-t posterior."""
+    from polaroc.compare._table import negligible, pair_differences, read_fold_table
+
+    keys = [c for c in df.columns if c not in _BAYES_VALUES]
+    by = [k for k in keys if k not in ("model_a", "model_b")]
+    ft = read_fold_table(
+        folds,
+        metric=metric,
+        by=by,
+        model=model,
+        fold=fold,
+        dataset=dataset,
+        repeat=repeat,
+        folds_per_repeat=2 if test_train_ratio is None else 1,
+    )
+    d = pl.col("_pr_diff")
+    ratio = (1.0 / (pl.col("_pr_folds") - 1.0) if test_train_ratio is None
+             else pl.lit(float(test_train_ratio)))  # fmt: skip
+    stats = (
+        pair_differences(ft)
+        .group_by(keys)
+        .agg(
+            _n=d.count().cast(pl.Int64),
+            _var=d.var(),
+            _pr_folds=pl.col("_pr_folds").first(),
+            _constant=negligible(
+                d.max() - d.min(),
+                pl.max_horizontal(pl.col("_pr_a").abs().max(), pl.col("_pr_b").abs().max()),
+            ),
+        )
+        # bayes_ttest's rule: differences equal up to rounding are a point mass (scale 0)
+        .with_columns(
+            _scale=pl.when(pl.col("_constant"))
+            .then(0.0)
+            .otherwise(((1.0 / pl.col("_n") + ratio) * pl.col("_var")).sqrt()),
+            _df=pl.col("_n") - 1.0,
+        )
+        .collect()
+    )
+    out = df.join(stats, on=keys, how="left", nulls_equal=True).sort(keys, nulls_last=True)
+    if "n" in out.columns and (out["n"] != out["_n"]).fill_null(value=True).any():
+        msg = ("posterior: `folds` does not give the table's n blocks per pair; pass the "
+               "per-fold table the pr.bayes_ttest table was computed from")  # fmt: skip
+        raise ValueError(msg)
+    return out
+
+
+_BAYES_VALUES = ("n", "estimate", "p_a_higher", "p_rope", "p_b_higher")
+_NOT_BY = {
+    *_BAYES_VALUES,
+    "model_a",
+    "model_b",
+    "_n",
+    "_var",
+    "_pr_folds",
+    "_scale",
+    "_df",
+    "_constant",
+}
+
+
+def _posterior_densities(
+    df: pl.DataFrame, *, metric: str, higher_is_better: bool, rope: float
+) -> Figure:
+    """One panel per pair: the t posterior of a − b, the ROPE shaded, the probabilities."""
+    import numpy as np
+    from scipy import stats
+
     plt = _pyplot()
-    df = _frame(table).sort("model_a", "model_b")
+    fig, axes = plt.subplots(df.height, 1, figsize=(7.0, 2.3 * df.height + 0.6),
+                             layout="constrained", squeeze=False)  # fmt: skip
+    better = "higher" if higher_is_better else "lower"
+    for ax, row in zip(axes[:, 0], df.iter_rows(named=True), strict=True):
+        loc, scale, dof = row["estimate"], row["_scale"], row["_df"]
+        ax.axvspan(-rope, rope, color="0.85", zorder=0, label=f"rope ±{rope:g}")
+        if loc is None or scale is None or not (math.isfinite(loc) and math.isfinite(scale)):
+            _no_curve(ax)
+        elif scale <= 0:  # no variance: baycomp's point mass at the mean difference
+            ax.axvline(loc, color="tab:blue", lw=1.5)
+            ax.set_xlim(min(loc, -rope) - 2 * rope - 1e-9, max(loc, rope) + 2 * rope + 1e-9)
+        else:
+            half = 5.0 * scale
+            lo, hi = min(loc - half, -2.0 * rope), max(loc + half, 2.0 * rope)
+            # ±rope are grid points so the shaded area is exactly the curve's
+            x = np.union1d(np.linspace(lo, hi, 4001), [-rope, rope])
+            y = stats.t.pdf(x, dof, loc=loc, scale=scale)
+            ax.plot(x, y, color="tab:blue", lw=1.2)
+            inside = (x >= -rope) & (x <= rope)
+            ax.fill_between(x[inside], y[inside], color="tab:gray", alpha=0.5)
+            ax.set_xlim(lo, hi)
+            ax.set_ylim(bottom=0)
+        ax.axvline(0.0, color="black", lw=0.5, ls=":")
+        group = "".join(f"{k} = {row[k]}, " for k in row if k not in _NOT_BY)
+        ax.set_title(f"{group}{row['model_a']} − {row['model_b']}", fontsize="small", loc="left")
+        a_name = "a better" if higher_is_better else "b better"
+        b_name = "b better" if higher_is_better else "a better"
+        ax.text(0.99, 0.95, "\n".join([
+            f"P(a − b > rope) = {_fmt_p(row['p_a_higher'])} ({a_name})",
+            f"P(|a − b| ≤ rope) = {_fmt_p(row['p_rope'])} (equivalent)",
+            f"P(a − b < −rope) = {_fmt_p(row['p_b_higher'])} ({b_name})",
+        ]), transform=ax.transAxes, ha="right", va="top", fontsize=7,
+            bbox={"facecolor": "white", "alpha": 0.8, "lw": 0})  # fmt: skip
+        ax.set_yticks([])
+    axes[-1, 0].set_xlabel(f"mean difference a − b of {metric} ({better} is better)")
+    fig.suptitle("Bayesian correlated t test: posterior density of a − b", fontsize="medium")
+    return cast("Figure", fig)
+
+
+def _fmt_p(p: float | None) -> str:
+    return "NaN" if p is None or p != p else f"{p:.3f}"
+
+
+def _posterior_bars(
+    df: pl.DataFrame, *, metric: str, higher_is_better: bool, rope: float | None
+) -> Figure:
+    """One horizontal bar per pair split into the three posterior probabilities."""
+    plt = _pyplot()
     a_better, b_better = ("p_a_higher", "p_b_higher") if higher_is_better else (
         "p_b_higher", "p_a_higher")  # fmt: skip
     pairs = [f"{a} vs {b}" for a, b in df.select("model_a", "model_b").iter_rows()]
