@@ -149,8 +149,12 @@ def _figures(
         table = optional.get(name)
         if isinstance(table, pl.DataFrame) and table.height:
             for key, part in _parts(table, [b for b in rep.by if b in table.columns]).items():
+                # the correlated t's density needs the fold differences (baycomp's plot)
+                folds = tables["folds"] if name == "bayes_ttest" else None
                 save(name, key, plot.posterior(
-                    part, metric=metric, higher_is_better=higher, rope=settings.rope))  # fmt: skip
+                    part, metric=metric, higher_is_better=higher, rope=settings.rope,
+                    folds=folds, model=model, fold=fold, repeat=rep.columns.repeat,
+                    dataset=rep.columns.dataset))  # fmt: skip
     if isinstance(optional.get("mean_ranks"), pl.DataFrame):
         save("cd", (), plot.cd_diagram(
             tables["folds"], metric, alpha=settings.alpha, higher_is_better=higher,
