@@ -148,9 +148,16 @@ def _figures(
     for name in ("bayes_ttest", "bayes_signed_rank"):
         table = optional.get(name)
         if isinstance(table, pl.DataFrame) and table.height:
-            for key, part in _parts(table, [b for b in rep.by if b in table.columns]).items():
-                # the correlated t's density needs the fold differences (baycomp's plot)
-                folds = tables["folds"] if name == "bayes_ttest" else None
+            keys = [b for b in rep.by if b in table.columns]
+            for key, part in _parts(table, keys).items():
+                # the correlated t's density needs the fold differences (baycomp's plot),
+                # of this part's data set only
+                folds = None
+                if name == "bayes_ttest":
+                    folds = tables["folds"]
+                    if keys:
+                        this = [pl.col(c).eq_missing(v) for c, v in zip(keys, key, strict=True)]
+                        folds = folds.filter(this).drop(keys)  # parts hold no data set column
                 save(name, key, plot.posterior(
                     part, metric=metric, higher_is_better=higher, rope=settings.rope,
                     folds=folds, model=model, fold=fold, repeat=rep.columns.repeat,
