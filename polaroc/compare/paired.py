@@ -295,6 +295,7 @@ def test_agreement(
     model: str = "model",
     fold: str = "fold",
     dataset: str = "dataset",
+    repeat: str = "repeat",
 ) -> pl.LazyFrame:
     """Cross-tabulate the decisions of one pairwise test on two metrics over every model pair.
 
@@ -339,8 +340,9 @@ def test_agreement(
     lower_is_better
         Metric names for which the lower value wins (error rate, cost): used only to
         report which model each test favours, since the tests are two-sided.
-    model, fold, dataset
-        Column names of the table.
+    model, fold, dataset, repeat
+        Column names of the table (``fold``, ``dataset`` and ``repeat`` are passed to a
+        registered test that takes them).
 
     Returns
     -------
@@ -406,7 +408,7 @@ def test_agreement(
     entry = comparison(run)
     kwargs: dict[str, Any] = {"by": by, "alpha": alpha, "model": model}
     if entry is not None:  # a registered table: pass the column names it takes
-        kwargs = entry.accepted(**kwargs, fold=fold, dataset=dataset)
+        kwargs = entry.accepted(**kwargs, fold=fold, dataset=dataset, repeat=repeat)
     kwargs |= dict(options or {})
     reading = "difference" if entry is None else entry.estimate
     parts = []

@@ -65,10 +65,10 @@ class Comparison:
     estimate: Literal["difference", "better", "rank"] = "difference"
 
     @property
-    def function(self) -> Callable[..., pl.LazyFrame] | None:
-        """The function, or ``None`` when this version of polaroc does not have it."""
-        found: Callable[..., pl.LazyFrame] | None = getattr(
-            importlib.import_module("polaroc.compare"), self.name, None
+    def function(self) -> Callable[..., pl.LazyFrame]:
+        """The function, from :mod:`polaroc.compare`."""
+        found: Callable[..., pl.LazyFrame] = getattr(
+            importlib.import_module("polaroc.compare"), self.name
         )
         return found
 
@@ -78,11 +78,7 @@ class Comparison:
 
     def __call__(self, table: Any, *args: Any, **kwargs: Any) -> pl.LazyFrame:
         """Call the table with the options it takes among ``kwargs`` (others dropped)."""
-        function = self.function
-        if function is None:
-            msg = f"polaroc.compare has no {self.name} in this version"
-            raise ValueError(msg)
-        return function(table, *args, **self.accepted(**kwargs))
+        return self.function(table, *args, **self.accepted(**kwargs))
 
 
 def _entry(

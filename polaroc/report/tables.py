@@ -8,9 +8,8 @@ writes them as CSV, Parquet and Markdown next to the figures.
 from __future__ import annotations
 
 import html
-import inspect
 import math
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -30,6 +29,7 @@ from polaroc.evaluation import evaluate
 from polaroc.metrics.curves import roc_curve
 from polaroc.metrics.fold_curves import average_roc, pooled_roc, pooling_table
 from polaroc.metrics.multiclass import pairwise_auc
+from polaroc.metrics.precision_recall import pooled_pr_curve, pr_curve
 from polaroc.metrics.reliability import calibration, calibration_curve
 
 __all__ = [
@@ -103,10 +103,18 @@ class Settings:
 OPTIONAL_METRICS = ("average_precision",)  # summarised when the per-fold table has them
 
 
-def summary_table(folds: FrameLike, by: Iterable[str], model: str = "model") -> pl.LazyFrame:
+def summary_table(
+    folds: FrameLike,
+    *,
+    by: Iterable[str] | None = None,
+    model: str = "model",
+    dataset: str = "dataset",
+) -> pl.LazyFrame:
     """Per model (within ``by``): folds and mean ± sd of AUC (M), sAUC and error over folds.
 
     A per-fold table with an ``average_precision`` column (binary logs) adds its mean ± sd.
+    ``by=None`` summarises within each data set when the table has a ``dataset`` column and
+    over the whole table otherwise; ``()`` is one group; names are those columns.
 
     Examples
     --------
@@ -125,10 +133,10 @@ def summary_table(folds: FrameLike, by: Iterable[str], model: str = "model") -> 
     │ b     ┆ 2       ┆ 0.7      ┆ 0.0      ┆ 0.4       ┆ 0.0      ┆ 0.3        ┆ 0.0      │
     └───────┴─────────┴──────────┴──────────┴───────────┴──────────┴────────────┴──────────┘
     """
-    by = list(by)
-    keys = [*by, model]
     frame = as_lazy(folds, argument="folds")
     names = frame.collect_schema().names()
+    by = ([dataset] if dataset in names else []) if by is None else list(by)
+    keys = [*by, model]
     stats = [pl.len().alias("n_folds")]
     for m in (*METRICS, *(m for m in OPTIONAL_METRICS if m in names)):
         stats += [pl.col(m).mean().alias(f"{m}_mean"), pl.col(m).std().alias(f"{m}_sd")]
@@ -238,37 +246,6 @@ def _one_fold_column(folds: pl.LazyFrame, fold: str, repeat: str) -> pl.LazyFram
     return folds.with_columns(pl.format("{}/{}", repeat, fold).alias(fold)).drop(repeat)
 
 
-def _pr_curves(log: pl.LazyFrame, names: Mapping[str, str]) -> dict[str, pl.LazyFrame]:
-    """Precision–recall curves per fold and pooled (when polaroc has them)."""
-    import polaroc.metrics as metrics
-
-    fold_curve = getattr(metrics, "pr_curve", None)
-    pooled_curve = getattr(metrics, "pooled_pr_curve", None)
-    if fold_curve is None or pooled_curve is None:
-        return {}
-    return {"pr_folds": fold_curve(log, **names), "pr_pooled": pooled_curve(log, **names)}
-
-
-def _accepted(function: Callable[..., object], **kwargs: object) -> dict[str, object]:
-    """Only the keyword arguments ``function`` takes (the tables being added vary)."""
-    names = inspect.signature(function).parameters
-    return {k: v for k, v in kwargs.items() if k in names}
-
-
-def _call(function: Callable[..., pl.LazyFrame], *args: Any, **kwargs: Any) -> pl.LazyFrame:
-    """``function(*args, **kwargs)`` with only the keyword arguments it takes.
-
-    A function that takes no ``repeat=`` finds a renamed repeat column under the
-    contract's name ``repeat``.
-    """
-    accepted = _accepted(function, **kwargs)
-    repeat = kwargs.get("repeat", "repeat")
-    renamed = "repeat" not in accepted and repeat != "repeat"
-    if renamed and repeat in as_lazy(args[0]).collect_schema().names():
-        args = (as_lazy(args[0]).rename({repeat: "repeat"}), *args[1:])
-    return function(*args, **accepted)
-
-
 def optional_tables(
     folds: pl.LazyFrame,
     *,
@@ -314,11 +291,13 @@ def optional_tables(
         wanted = [(name, {**kwargs, "rope": rope}) for name, kwargs in wanted]
     for name, kwargs in wanted:
         options = {"alpha": alpha, "higher_is_better": higher, "seed": seed, **kwargs}
-        entry = REGISTRY.get(name)
-        if entry is None:  # mean_ranks: a summary, not a test
-            plans[name] = _call(compare.mean_ranks, folds, metric, **options)
-        elif entry.function is not None:
-            plans[name] = entry(folds, metric, **options)
+        if name == "mean_ranks":  # a summary, not a test
+            plans[name] = compare.mean_ranks(
+                folds, metric, by=kwargs["by"], alpha=alpha, higher_is_better=higher,
+                model=columns.model, dataset=columns.dataset,
+            )  # fmt: skip
+        else:
+            plans[name] = REGISTRY[name](folds, metric, **options)
     return plans
 
 
@@ -370,9 +349,8 @@ def report_tables(
     }  # fmt: skip
     table_names: dict[str, Any] = {
         "model": cols.model, "fold": cols.fold, "dataset": cols.dataset, "repeat": cols.repeat,
-        "higher_is_better": higher_is_better(metric),
     }  # fmt: skip
-    repeat = getattr(cols, "repeat", "repeat")
+    repeat = cols.repeat
     by = [b for b in found.by if b not in (cols.model, cols.fold, repeat)]
     kinds = _kinds(lf, by, found.has_class, cols, repeat)
     if kinds["n_rows"].sum() == 0:
@@ -399,14 +377,12 @@ def report_tables(
     per_fold = per_fold.sort(keys, maintain_order=True).cache()
     tables = {
         "folds": per_fold,
-        "summary": summary_table(per_fold, by, cols.model),
-        "paired_ttest": _call(
-            paired_ttest, per_fold, metric, alpha=alpha, adjust=adjust, **table_names
-        ),
-        "anova": _call(anova, per_fold, metric, **table_names),
-        "duncan": _call(duncan, per_fold, metric, alpha=alpha, **table_names),
-        "duncan_ranges": _call(duncan_ranges, per_fold, metric, alpha=alpha, **table_names),
-        "agreement": _call(test_agreement, per_fold, ("auc", "error"), alpha=alpha, **table_names),
+        "summary": summary_table(per_fold, by=by, model=cols.model, dataset=cols.dataset),
+        "paired_ttest": paired_ttest(per_fold, metric, alpha=alpha, adjust=adjust, **table_names),
+        "anova": anova(per_fold, metric, **table_names),
+        "duncan": duncan(per_fold, metric, alpha=alpha, **table_names),
+        "duncan_ranges": duncan_ranges(per_fold, metric, alpha=alpha, **table_names),
+        "agreement": test_agreement(per_fold, ("auc", "error"), alpha=alpha, **table_names),
     }
     curves: dict[str, pl.LazyFrame] = {}
     if multi_sets.height:
@@ -414,7 +390,7 @@ def report_tables(
         tables["pairwise"] = pairwise_auc(multi, **names)
         # one-vs-rest: each class's scores against every other label, folds pooled
         ovr = _one_fold_column(multi, cols.fold, repeat)
-        curves["ovr"] = _call(pooled_roc, ovr, **names, weight=weight)
+        curves["ovr"] = pooled_roc(ovr, **names, weight=weight)
     if binary_sets.height:
         binary = _subset(lf, binary_sets, by)
         if found.has_class:  # the positive class's rows of each binary data set
@@ -424,14 +400,15 @@ def report_tables(
         tables["pooling"] = pooling_table(binary, **names)
         binary_folds = _one_fold_column(_subset(per_fold, binary_sets, by), cols.fold, repeat)
         binary_folds = binary_folds.sort([*by, cols.model, cols.fold], maintain_order=True)
-        tables["se_vs_sd"] = _call(se_vs_sd, binary_folds, by=by, **table_names)
+        tables["se_vs_sd"] = se_vs_sd(binary_folds, by=by, **table_names)
         drawn = _one_fold_column(binary, cols.fold, repeat)  # every (repeat, fold) a curve
         curves |= {
-            "folds": _call(roc_curve, drawn, **names, weight=weight),
-            "pooled": _call(pooled_roc, drawn, **names, weight=weight),
-            "average": _call(average_roc, drawn, **names, weight=weight),
+            "folds": roc_curve(drawn, **names, weight=weight),
+            "pooled": pooled_roc(drawn, **names, weight=weight),
+            "average": average_roc(drawn, **names, weight=weight),
+            "pr_folds": pr_curve(drawn, **names, weight=weight),
+            "pr_pooled": pooled_pr_curve(drawn, **names, weight=weight),
         }
-        curves.update(_pr_curves(drawn, names))
     design = None
     if "n_repeats" in kinds.columns:
         design = (int(kinds["n_repeats"].max()), int(kinds["n_folds"].max()))  # type: ignore[arg-type]  # numeric max

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 import polars as pl
 
 from polaroc._input import LogColumns
+from polaroc.compare.decision import verdict
 from polaroc.io import find_log_files, scan_logs
 from polaroc.report.html import figure_key
 from polaroc.report.tables import (
@@ -192,23 +193,16 @@ def first_line(exc: BaseException) -> str:
     return line
 
 
-def _verdict(folds: pl.DataFrame, rep: Report, settings: Settings) -> pl.DataFrame | str | None:
-    """``pr.verdict`` on the per-fold table (None while polaroc has no verdict)."""
-    import polaroc.compare as compare
-
-    verdict = getattr(compare, "verdict", None)
-    if verdict is None:
-        return None
-    # by=None: the verdict's own default (per data set, and across data sets)
-    kwargs: dict[str, Any] = {
-        "metric": settings.metric, "alpha": settings.alpha, "adjust": settings.adjust or "holm",
-        "rope": settings.rope, "model": rep.columns.model, "fold": rep.columns.fold,
-        "repeat": rep.columns.repeat, "dataset": rep.columns.dataset, "seed": settings.seed,
-    }  # fmt: skip
-    from polaroc.report.tables import _accepted
-
+def _verdict(folds: pl.DataFrame, rep: Report, settings: Settings) -> pl.DataFrame | str:
+    """``pr.verdict`` on the per-fold table, or the one-line reason it has none."""
     try:
-        result = verdict(folds, **_accepted(verdict, **kwargs))
+        # by=None: the verdict's own default (per data set, and across data sets)
+        result = verdict(
+            folds, metric=settings.metric, alpha=settings.alpha,
+            adjust=settings.adjust or "holm", rope=settings.rope, seed=settings.seed,
+            model=rep.columns.model, fold=rep.columns.fold, repeat=rep.columns.repeat,
+            dataset=rep.columns.dataset,
+        )  # fmt: skip
         return result.collect(engine="in-memory") if isinstance(result, pl.LazyFrame) else result
     except (ValueError, TypeError, pl.exceptions.PolarsError) as exc:
         return first_line(exc)
