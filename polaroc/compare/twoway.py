@@ -279,7 +279,8 @@ def duncan_ranges(
     Parameters
     ----------
     table, metric, by, model, fold, dataset, repeat
-        As for :func:`anova`.
+        As for :func:`anova` (``by=None``: the data set when the table has one, else one
+        group; keyword-only).
     alpha
         Significance level for a pair of adjacent means.
 
@@ -410,7 +411,8 @@ def duncan(
     Parameters
     ----------
     table, metric, by, model, fold, dataset, repeat
-        As for :func:`anova`.
+        As for :func:`anova` (``by=None``: the data set when the table has one, else one
+        group; keyword-only).
     alpha
         Significance level for a pair of adjacent means.
 
@@ -498,7 +500,8 @@ def duncan_subsets(
     Parameters
     ----------
     table, metric, by, alpha, model, fold, dataset, repeat
-        As for :func:`duncan`.
+        As for :func:`duncan` (``by=None``: the data set when the table has one, else one
+        group; keyword-only).
 
     Returns
     -------

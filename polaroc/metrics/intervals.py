@@ -377,7 +377,8 @@ def coords_ci(
     thresholds
         The thresholds (one or more numbers).
     by, n_boot, level, seed, positive_class, model, fold, class_, score, label, sample, dataset
-        As for :func:`polaroc.roc_ci`.
+        As for :func:`polaroc.roc_ci` (``by=None``: ``(dataset, model, repeat, fold)`` of the
+        columns the log has; keyword-only).
 
     Returns
     -------

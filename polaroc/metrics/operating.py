@@ -114,8 +114,9 @@ def youden_point(
     log
         Score log in the contract's long format.
     by
-        Grouping columns, as for :func:`polaroc.roc_curve` (one point per curve, so
-        per class for a log with a class column).
+        Grouping columns (keyword-only), as for :func:`polaroc.roc_curve`: ``None``
+        (default) = ``(dataset, model, repeat, fold)`` of the columns the log has, ``()``
+        one group; one point per curve, so per class for a log with a class column.
     thresholds
         Choose among the points of a fixed threshold grid instead of every distinct
         score (see :func:`polaroc.roc_curve`).
@@ -198,7 +199,9 @@ def neyman_pearson_point(
     log
         Score log in the contract's long format.
     by
-        Grouping columns, as for :func:`polaroc.roc_curve`.
+        Grouping columns (keyword-only), as for :func:`polaroc.roc_curve`: ``None``
+        (default) = ``(dataset, model, repeat, fold)`` of the columns the log has, ``()``
+        one group.
     min_sensitivity, min_specificity
         The target, in ``[0, 1]``.
     thresholds, cost_fp, cost_fn, normalize
@@ -293,7 +296,9 @@ def min_cost_point(
     log
         Score log in the contract's long format.
     by
-        Grouping columns, as for :func:`polaroc.roc_curve`.
+        Grouping columns (keyword-only), as for :func:`polaroc.roc_curve`: ``None``
+        (default) = ``(dataset, model, repeat, fold)`` of the columns the log has, ``()``
+        one group.
     cost_fp, cost_fn
         Cost of one false positive and of one false negative (non-negative).
     normalize

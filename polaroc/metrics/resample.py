@@ -159,8 +159,9 @@ def bootstrap(
         column needs the ``sample`` column, so that a sample's class rows are
         resampled together; in a log without one, every row is a sample.
     by
-        Grouping columns; default ``(dataset, model, repeat, fold)`` of the columns
-        the log has (``model`` and ``fold`` always); ``by=()`` is one group.
+        Grouping columns (keyword-only); ``None`` (default) = ``(dataset, model, repeat,
+        fold)`` of the columns the log has (``model`` and ``fold`` always); ``by=()`` is
+        one group.
     metrics
         Columns of the statistic's table to summarise (default ``"auc"``, i.e. M).
     statistic

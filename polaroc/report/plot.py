@@ -684,7 +684,7 @@ def roc_overlay(
     drawn = []
     for k, name in enumerate(models):
         if name in bands:
-            roc_band(ax, bands[name], color=colors(k % 10), alpha=0.2, zorder=1)
+            roc_band(ax, bands[name], color=colors(k % 10), opacity=0.2, zorder=1)
         part = curves.filter(pl.col(model) == name).sort("fpr")
         label = f"{name}: {labels.get(str(name), 'AUC n/a')}"
         if _all_nan(part, "tpr"):
@@ -708,7 +708,7 @@ def roc_overlay(
         zoom = ax.inset_axes((0.42, 0.08, 0.52, 0.52))
         for name, (part, color, style) in zip(models, drawn, strict=True):
             if name in bands:
-                roc_band(zoom, bands[name], color=color, alpha=0.2, zorder=1)
+                roc_band(zoom, bands[name], color=color, opacity=0.2, zorder=1)
             zoom.plot(part["fpr"], part["tpr"], lw=1.4, color=color, ls=style)
         zoom.set_xlim(0, 0.2)
         zoom.set_ylim(0.8, 1.0)

@@ -23,7 +23,7 @@ __all__ = ["roc_band"]
 
 
 def roc_band(
-    ax: Axes, band: FrameLike, *, color: Any = "tab:blue", alpha: float = 0.25, **kwargs: Any
+    ax: Axes, band: FrameLike, *, color: Any = "tab:blue", opacity: float = 0.25, **kwargs: Any
 ) -> PolyCollection:
     """Shade a :func:`polaroc.roc_ci` band on a ROC axis (pROC ``plot(ci.se(...), type="shape")``).
 
@@ -41,7 +41,7 @@ def roc_band(
     band
         The output of :func:`polaroc.roc_ci` for one group (``DataFrame`` or
         ``LazyFrame``).
-    color, alpha
+    color, opacity
         Fill colour and opacity.
     **kwargs
         Passed to ``ax.fill_between`` / ``ax.fill_betweenx`` (e.g. ``label=``).
@@ -92,7 +92,7 @@ def roc_band(
             table["low"].to_numpy(),
             table["high"].to_numpy(),
             color=color,
-            alpha=alpha,
+            alpha=opacity,
             linewidth=0,
             **kwargs,
         )
@@ -102,7 +102,7 @@ def roc_band(
         1.0 - table["high"].to_numpy(),
         1.0 - table["low"].to_numpy(),
         color=color,
-        alpha=alpha,
+        alpha=opacity,
         linewidth=0,
         **kwargs,
     )
