@@ -75,10 +75,9 @@ def _average_precision_of_sorted(weighted: bool) -> pl.Expr:
         pos = y.cast(pl.Int64)
         rows_above = pl.len().cast(pl.Int64) - start
         n_neg = (~y).sum()
-    precision = pos.cum_sum(reverse=True).gather(start) / rows_above
-    n_pos = pos.sum()
-    both = (n_pos > 0) & (n_neg > 0)
-    return pl.when(both).then((pos * precision).sum() / n_pos.cast(pl.Float64))
+    pos_above = pos.cum_sum(reverse=True).gather(start)
+    terms = c.precision_term(pos, pos_above, rows_above)  # the core's one AP formula
+    return c.average_precision_of(terms.sum(), pos.sum(), n_neg)
 
 
 def average_precision(
