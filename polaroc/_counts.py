@@ -39,6 +39,11 @@ from polaroc._names import WEIGHT as WEIGHT_COLUMN
 
 __all__ = [
     "CNEG",
+    "COUNT_NEG",
+    "COUNT_NEG_BELOW",
+    "COUNT_POS",
+    "COUNT_POS_ABOVE",
+    "COUNT_SCORE",
     "CPOS",
     "NEG",
     "POS",
@@ -46,6 +51,7 @@ __all__ = [
     "TIE_RUN",
     "TIE_SAMPLE",
     "average_precision_of",
+    "delong_variance_of",
     "heavily_tied",
     "placements",
     "precision_term",
@@ -322,8 +328,9 @@ def hanley_mcneil_se(theta: pl.Expr, n_pos: pl.Expr, n_neg: pl.Expr) -> pl.Expr:
 # (``rank_stats``, ``threshold_counts``) and the block sums of ``_blocks`` are faster
 # evaluations of the same numbers; the tests check them equal to this core.
 
-COUNT_POS, COUNT_NEG = "n_pos", "n_neg"
-_NEG_BELOW, _POS_ABOVE = "neg_below", "pos_above"
+# the columns of ``score_counts``
+COUNT_SCORE, COUNT_POS, COUNT_NEG = "score", "n_pos", "n_neg"
+COUNT_NEG_BELOW, COUNT_POS_ABOVE = "neg_below", "pos_above"
 _AT = "_pr_at"  # a row's distinct score, to join the per-score placements back
 
 
@@ -365,11 +372,11 @@ def score_counts(
     else:
         n_pos = pos.sum().cast(pl.Int64)
         n_neg = (~pos).sum().cast(pl.Int64)
-    distinct = (pl.col(score) + 0.0).alias("score")  # -0.0 and 0.0 group as one score
+    distinct = (pl.col(score) + 0.0).alias(COUNT_SCORE)  # -0.0 and 0.0 group as one score
     counts = (
         frame.group_by(*keys, distinct)
         .agg(n_pos.alias(COUNT_POS), n_neg.alias(COUNT_NEG))
-        .sort(*keys, "score", nulls_last=True)
+        .sort(*keys, COUNT_SCORE, nulls_last=True)
     )
 
     def over(value: pl.Expr) -> pl.Expr:
@@ -377,8 +384,8 @@ def score_counts(
 
     p, n = pl.col(COUNT_POS), pl.col(COUNT_NEG)
     return counts.with_columns(
-        over(n.cum_sum() - n).alias(_NEG_BELOW),
-        over(p.sum() - p.cum_sum()).alias(_POS_ABOVE),
+        over(n.cum_sum() - n).alias(COUNT_NEG_BELOW),
+        over(p.sum() - p.cum_sum()).alias(COUNT_POS_ABOVE),
     )
 
 
@@ -393,6 +400,32 @@ def precision_term(pos: pl.Expr, pos_at_or_above: pl.Expr, rows_at_or_above: pl.
     and the big-group buckets — reads its precisions through it.
     """
     return pos * (pos_at_or_above / rows_at_or_above)
+
+
+def delong_variance_of(
+    pos: pl.Expr,
+    neg: pl.Expr,
+    neg_below: pl.Expr,
+    pos_above: pl.Expr,
+    n_pos: pl.Expr,
+    n_neg: pl.Expr,
+    auc: pl.Expr,
+) -> pl.Expr:
+    """DeLong et al.'s (1988) variance of the AUC, S₁₀/n⁺ + S₀₁/n⁻, from per-score counts.
+
+    With placement values V₁₀(x) = P(negative < x) + ½ P(negative = x) for each
+    positive x and V₀₁(y) = P(positive > y) + ½ P(positive = y) for each negative y,
+    S₁₀ and S₀₁ are their sample variances. A placement value is constant within a
+    tie run, so the sums run over the distinct scores weighted by their ``pos`` and
+    ``neg`` counts. ``n_pos``, ``n_neg`` (``Float64``) are the class totals and
+    ``auc`` the group's AUC; null with fewer than two positives or negatives. The
+    one formula: :func:`rank_summary` and ``pr.auc_se`` read it.
+    """
+    v10 = (neg_below + 0.5 * neg) / n_neg  # a positive's placement among the negatives
+    v01 = (pos_above + 0.5 * pos) / n_pos  # a negative's placement among the positives
+    s10 = (pos * (v10 - auc) ** 2).sum() / (n_pos - 1.0)
+    s01 = (neg * (v01 - auc) ** 2).sum() / (n_neg - 1.0)
+    return pl.when((n_pos > 1) & (n_neg > 1)).then(s10 / n_pos + s01 / n_neg)
 
 
 def average_precision_of(precision_sum: pl.Expr, n_pos: pl.Expr, n_neg: pl.Expr) -> pl.Expr:
@@ -419,11 +452,14 @@ def rank_summary(counts: pl.LazyFrame, keys: Sequence[str]) -> pl.LazyFrame:
     """
     keys = list(keys)
     x, p, n = (
-        pl.col("score"),
+        pl.col(COUNT_SCORE),
         pl.col(COUNT_POS).cast(pl.Float64),
         pl.col(COUNT_NEG).cast(pl.Float64),
     )
-    below, above = pl.col(_NEG_BELOW).cast(pl.Float64), pl.col(_POS_ABOVE).cast(pl.Float64)
+    below, above = (
+        pl.col(COUNT_NEG_BELOW).cast(pl.Float64),
+        pl.col(COUNT_POS_ABOVE).cast(pl.Float64),
+    )
     n_pos, n_neg = p.sum(), n.sum()
     pairs = n_pos * n_neg
     u = (p * (below + 0.5 * n)).sum()
@@ -435,12 +471,8 @@ def rank_summary(counts: pl.LazyFrame, keys: Sequence[str]) -> pl.LazyFrame:
     # precision at each threshold t (rows scored >= t), the recall step its positives
     tp_at, all_at = above + p, above + p + (n_neg - below)
     ap = average_precision_of(precision_term(p, tp_at, all_at).sum(), n_pos, n_neg)
-    v10 = (below + 0.5 * n) / n_neg  # a positive's placement among the negatives
-    v01 = (above + 0.5 * p) / n_pos  # a negative's placement among the positives
     auc = u / pairs
-    s10 = (p * (v10 - auc) ** 2).sum() / (n_pos - 1.0)
-    s01 = (n * (v01 - auc) ** 2).sum() / (n_neg - 1.0)
-    var = pl.when((n_pos > 1) & (n_neg > 1)).then(s10 / n_pos + s01 / n_neg)
+    var = delong_variance_of(p, n, below, above, n_pos, n_neg, auc)
 
     def ruled(value: pl.Expr) -> pl.Expr:
         return (
@@ -480,15 +512,16 @@ def placements(
     same values as differences of mid-ranks.)
     """
     keys = list(keys)
+    frame = frame.cache()  # counted, then joined to: read once
     counts = score_counts(frame, keys, weighted=weighted, score=score)
     p, n = pl.col(COUNT_POS).cast(pl.Float64), pl.col(COUNT_NEG).cast(pl.Float64)
     total_pos = p.sum().over(keys) if keys else p.sum()
     total_neg = n.sum().over(keys) if keys else n.sum()
     per_score = counts.select(
         *keys,
-        pl.col("score").alias(_AT),
-        ((pl.col(_NEG_BELOW) + 0.5 * n) / total_neg).alias("_pr_v10"),
-        ((pl.col(_POS_ABOVE) + 0.5 * p) / total_pos).alias("_pr_v01"),
+        pl.col(COUNT_SCORE).alias(_AT),
+        ((pl.col(COUNT_NEG_BELOW) + 0.5 * n) / total_neg).alias("_pr_v10"),
+        ((pl.col(COUNT_POS_ABOVE) + 0.5 * p) / total_pos).alias("_pr_v01"),
     )
     rows = frame.with_columns((pl.col(score) + 0.0).alias(_AT))
     joined = rows.join(per_score, on=[*keys, _AT], how="left", nulls_equal=True)

@@ -253,9 +253,10 @@ def delong_test(
       with N the model's samples — pROC's ``roc.test(paired=FALSE)``; the interval is
       the difference ± t₍₁₊level₎/₂,df · √(var_a + var_b) (pROC reports none).
 
-    Placement values are computed from mid-ranks as in Sun & Xu (2014), so the cost
-    is that of sorting; ``var_a`` equals ``pr.auc_se(..., method="delong")²`` on
-    model a's rows (Robin et al. 2011, pROC).
+    Placement values are read from each model's counts per distinct score (the
+    mid-rank differences of Sun & Xu 2014), so the cost is that of sorting;
+    ``var_a`` equals ``pr.auc_se(..., method="delong")²`` on model a's rows (Robin
+    et al. 2011, pROC).
 
     Parameters
     ----------
@@ -555,7 +556,7 @@ def delong_omnibus(
     the k − 1 successive differences θᵢ − θᵢ₊₁ (the statistic is the same for any
     contrast matrix of rank k − 1 whose rows sum to zero). For k = 2 it is
     :func:`delong_test`'s z². Each model's placement values are computed once,
-    from mid-ranks (Sun & Xu 2014).
+    from its counts per distinct score (Sun & Xu 2014).
 
     Parameters
     ----------

@@ -36,7 +36,16 @@ from polaroc._blocks import (
     threshold_c1,
     within_keys,
 )
-from polaroc._counts import COUNT_NEG, COUNT_POS, hanley_mcneil_se, precision_term, score_counts
+from polaroc._counts import (
+    COUNT_NEG,
+    COUNT_NEG_BELOW,
+    COUNT_POS,
+    COUNT_POS_ABOVE,
+    COUNT_SCORE,
+    hanley_mcneil_se,
+    precision_term,
+    score_counts,
+)
 from polaroc._input import LogColumns
 from polaroc._log import POSITIVE, SCORE
 from polaroc.metrics.scoring import brier_loss, log_loss_terms, not_probability
@@ -229,10 +238,10 @@ def bucket_sums(counts: pl.DataFrame, offset: pl.DataFrame) -> pl.DataFrame:
     per_score = (
         score_counts(rows, blk, count=W)
         .join(offset.lazy(), on=blk, how="left")
-        .sort(*blk, "score")  # after the join: a join need not keep the order
+        .sort(*blk, COUNT_SCORE)  # after the join: a join need not keep the order
     )
-    p, m, x = pl.col(COUNT_POS), pl.col(COUNT_NEG), pl.col("score")
-    neg_below, pos_above = pl.col("neg_below"), pl.col("pos_above")
+    p, m, x = pl.col(COUNT_POS), pl.col(COUNT_NEG), pl.col(COUNT_SCORE)
+    neg_below, pos_above = pl.col(COUNT_NEG_BELOW), pl.col(COUNT_POS_ABOVE)
     pos_below = p.sum().over(blk) - pos_above - p
     neg_above = m.sum().over(blk) - neg_below - m
     # the positives' score sum of a score (skip empty products: inf × 0 is NaN)

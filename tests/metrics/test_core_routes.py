@@ -452,3 +452,34 @@ def test_one_group_tables_by_empty(table: object) -> None:
     whole = table(log, by=()).collect()  # type: ignore[operator]
     keyed = table(log.with_columns(g=0), by="g").collect().drop("g")  # type: ignore[operator]
     assert_frame_equal(whole, keyed)
+
+
+# ------------------------------------------------- frozen: binary._delong_variance
+
+
+def _old_delong_variance() -> pl.Expr:
+    n_pos = _counts.N_POS.cast(pl.Float64)
+    n_neg = _counts.N_NEG.cast(pl.Float64)
+    v10 = (_counts.NEG_BELOW + 0.5 * _counts.NEG) / n_neg
+    v01 = (_counts.POS_ABOVE + 0.5 * _counts.POS) / n_pos
+    s10 = (_counts.POS * (v10 - _counts.AUC) ** 2).sum() / (n_pos - 1.0)
+    s01 = (_counts.NEG * (v01 - _counts.AUC) ** 2).sum() / (n_neg - 1.0)
+    return pl.when((_counts.N_POS > 1) & (_counts.N_NEG > 1)).then(s10 / n_pos + s01 / n_neg)
+
+
+@settings(max_examples=40, deadline=None)
+@given(n=st.integers(1, 60), seed=st.integers(0, 10_000), tied=st.booleans(), nan=st.booleans())
+def test_auc_se_equals_the_old_delong_variance(n: int, seed: int, tied: bool, nan: bool) -> None:
+    rng = np.random.default_rng(seed)
+    score = np.round(rng.random(n), 1) if tied else rng.random(n)
+    if nan:
+        score[rng.integers(0, n)] = np.nan
+    log = pl.DataFrame({"g": rng.integers(0, 3, n), "score": score, "label": rng.random(n) < 0.5})
+
+    def old_build(s: pl.Expr, p: pl.Expr) -> pl.Expr:
+        return _counts.reduce_counts(s, p, _old_delong_variance()).sqrt()
+
+    old_expr = binary_expr("score", "label", old_build, name="se", two_classes=True)
+    old = log.group_by("g").agg(old_expr).sort("g")
+    new = log.group_by("g").agg(pr.auc_se("score", "label").alias("se")).sort("g")
+    _close(new["se"], old["se"])
