@@ -24,6 +24,7 @@ from collections.abc import Iterable, Mapping, Sequence
 
 import polars as pl
 
+from polaroc._counts import average_precision_of
 from polaroc._input import NAN, FrameLike, LogColumns, fail_if
 from polaroc._log import (
     Log,
@@ -465,8 +466,7 @@ def average_precision_table(sums: pl.LazyFrame, by: list[str]) -> pl.LazyFrame:
     ap = (
         pl.when(pl.col("_nan"))
         .then(NAN)
-        .when((n > 0) & (pl.col("_rest") > 0))
-        .then(pl.col("ap") / n)
+        .otherwise(average_precision_of(pl.col("ap"), n, pl.col("_rest")))
     )
     return positives.group_by(by).agg(ap.sort_by(CLASS).last().alias("average_precision"))
 

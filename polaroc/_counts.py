@@ -39,14 +39,22 @@ from polaroc._names import WEIGHT as WEIGHT_COLUMN
 
 __all__ = [
     "CNEG",
+    "COUNT_NEG",
+    "COUNT_NEG_BELOW",
+    "COUNT_POS",
+    "COUNT_POS_ABOVE",
+    "COUNT_SCORE",
     "CPOS",
     "NEG",
     "POS",
     "THRESHOLD",
     "TIE_RUN",
     "TIE_SAMPLE",
+    "average_precision_of",
+    "delong_variance_of",
     "heavily_tied",
     "placements",
+    "precision_term",
     "rank_stats",
     "rank_summary",
     "reduce_counts",
@@ -320,28 +328,36 @@ def hanley_mcneil_se(theta: pl.Expr, n_pos: pl.Expr, n_neg: pl.Expr) -> pl.Expr:
 # (``rank_stats``, ``threshold_counts``) and the block sums of ``_blocks`` are faster
 # evaluations of the same numbers; the tests check them equal to this core.
 
-COUNT_POS, COUNT_NEG = "n_pos", "n_neg"
-_NEG_BELOW, _POS_ABOVE = "neg_below", "pos_above"
+# the columns of ``score_counts``
+COUNT_SCORE, COUNT_POS, COUNT_NEG = "score", "n_pos", "n_neg"
+COUNT_NEG_BELOW, COUNT_POS_ABOVE = "neg_below", "pos_above"
 _AT = "_pr_at"  # a row's distinct score, to join the per-score placements back
 
 
 def score_counts(
-    frame: pl.LazyFrame, keys: Sequence[str], *, weighted: bool = False
+    frame: pl.LazyFrame,
+    keys: Sequence[str],
+    *,
+    weighted: bool = False,
+    score: str = SCORE_COLUMN,
+    count: str | None = None,
 ) -> pl.LazyFrame:
     """Per (keys…, distinct score): ``n_pos``, ``n_neg``, ``neg_below``, ``pos_above``.
 
     ``frame`` holds usable rows (non-null score and positive indicator) with the
-    internal columns ``_pr_score``, ``_pr_positive`` and, with ``weighted``,
-    ``_pr_weight``. Counts are ``Int64``; weighted they are sums of the group's
-    weights divided by its largest (``Float64``; every quantity read from them is a
-    ratio the scale cancels, and the products of 1e160 weights cannot overflow).
-    ``neg_below`` counts the group's negatives scored strictly below the score and
-    ``pos_above`` its positives strictly above. Rows come sorted by keys, then score
-    (NaN last, −0.0 and 0.0 one score). Read with :func:`rank_summary` and
-    :func:`placements`.
+    internal columns ``_pr_score`` (or the column ``score``), ``_pr_positive`` and,
+    with ``weighted``, ``_pr_weight``. Counts are ``Int64``; weighted they are sums of
+    the group's weights divided by its largest (``Float64``; every quantity read from
+    them is a ratio the scale cancels, and the products of 1e160 weights cannot
+    overflow). ``count`` names an integer column of row multiplicities (rows already
+    counted, as the big-group combiner of ``scale/`` leaves them): the counts are then
+    its sums, exact integers. ``neg_below`` counts the group's negatives scored
+    strictly below the score and ``pos_above`` its positives strictly above. Rows
+    come sorted by keys, then ``score`` (NaN last, −0.0 and 0.0 one score). Read with
+    :func:`rank_summary` and :func:`placements`.
     """
     keys = list(keys)
-    score, pos = pl.col(SCORE_COLUMN), pl.col(POSITIVE_COLUMN)
+    pos = pl.col(POSITIVE_COLUMN)
     if weighted:
         w = pl.col(WEIGHT_COLUMN)
         top = pl.when(w.max() > 0.0).then(w.max()).otherwise(1.0)
@@ -349,14 +365,18 @@ def score_counts(
         w_col = pl.col(WEIGHT_COLUMN)
         n_pos = pl.when(pos).then(w_col).otherwise(0.0).sum()
         n_neg = pl.when(pos).then(0.0).otherwise(w_col).sum()
+    elif count is not None:
+        m = pl.col(count).cast(pl.Int64)
+        n_pos = m.filter(pos).sum()
+        n_neg = m.filter(~pos).sum()
     else:
         n_pos = pos.sum().cast(pl.Int64)
         n_neg = (~pos).sum().cast(pl.Int64)
-    distinct = (score + 0.0).alias("score")  # -0.0 + 0.0 is 0.0: one score
+    distinct = (pl.col(score) + 0.0).alias(COUNT_SCORE)  # -0.0 and 0.0 group as one score
     counts = (
         frame.group_by(*keys, distinct)
         .agg(n_pos.alias(COUNT_POS), n_neg.alias(COUNT_NEG))
-        .sort(*keys, "score", nulls_last=True)
+        .sort(*keys, COUNT_SCORE, nulls_last=True)
     )
 
     def over(value: pl.Expr) -> pl.Expr:
@@ -364,9 +384,58 @@ def score_counts(
 
     p, n = pl.col(COUNT_POS), pl.col(COUNT_NEG)
     return counts.with_columns(
-        over(n.cum_sum() - n).alias(_NEG_BELOW),
-        over(p.sum() - p.cum_sum()).alias(_POS_ABOVE),
+        over(n.cum_sum() - n).alias(COUNT_NEG_BELOW),
+        over(p.sum() - p.cum_sum()).alias(COUNT_POS_ABOVE),
     )
+
+
+def precision_term(pos: pl.Expr, pos_at_or_above: pl.Expr, rows_at_or_above: pl.Expr) -> pl.Expr:
+    """One distinct score's share of Σ precision over the positives: ``pos`` × its precision.
+
+    The score's ``pos`` positives are predicted positive first at that score, where the
+    precision is (positives at or above) / (rows at or above); average precision is
+    the sum of these terms over the scores divided by n⁺ (:func:`average_precision_of`).
+    The one formula of scikit-learn's step sum Σ Δrecall · precision (Davis & Goadrich
+    2006, §4): every path — the core, the expression, the block sums of ``pr.evaluate``
+    and the big-group buckets — reads its precisions through it.
+    """
+    return pos * (pos_at_or_above / rows_at_or_above)
+
+
+def delong_variance_of(
+    pos: pl.Expr,
+    neg: pl.Expr,
+    neg_below: pl.Expr,
+    pos_above: pl.Expr,
+    n_pos: pl.Expr,
+    n_neg: pl.Expr,
+    auc: pl.Expr,
+) -> pl.Expr:
+    """DeLong et al.'s (1988) variance of the AUC, S₁₀/n⁺ + S₀₁/n⁻, from per-score counts.
+
+    With placement values V₁₀(x) = P(negative < x) + ½ P(negative = x) for each
+    positive x and V₀₁(y) = P(positive > y) + ½ P(positive = y) for each negative y,
+    S₁₀ and S₀₁ are their sample variances. A placement value is constant within a
+    tie run, so the sums run over the distinct scores weighted by their ``pos`` and
+    ``neg`` counts. ``n_pos``, ``n_neg`` (``Float64``) are the class totals and
+    ``auc`` the group's AUC; null with fewer than two positives or negatives. The
+    one formula: :func:`rank_summary` and ``pr.auc_se`` read it.
+    """
+    v10 = (neg_below + 0.5 * neg) / n_neg  # a positive's placement among the negatives
+    v01 = (pos_above + 0.5 * pos) / n_pos  # a negative's placement among the positives
+    s10 = (pos * (v10 - auc) ** 2).sum() / (n_pos - 1.0)
+    s01 = (neg * (v01 - auc) ** 2).sum() / (n_neg - 1.0)
+    return pl.when((n_pos > 1) & (n_neg > 1)).then(s10 / n_pos + s01 / n_neg)
+
+
+def average_precision_of(precision_sum: pl.Expr, n_pos: pl.Expr, n_neg: pl.Expr) -> pl.Expr:
+    """Average precision from Σ :func:`precision_term` and the class totals.
+
+    Null for a group without positives or without negatives (the contract's degenerate
+    group); the caller makes it NaN for a group holding a NaN score.
+    """
+    both = (n_pos > 0) & (n_neg > 0)
+    return pl.when(both).then(precision_sum / n_pos.cast(pl.Float64))
 
 
 def rank_summary(counts: pl.LazyFrame, keys: Sequence[str]) -> pl.LazyFrame:
@@ -383,11 +452,14 @@ def rank_summary(counts: pl.LazyFrame, keys: Sequence[str]) -> pl.LazyFrame:
     """
     keys = list(keys)
     x, p, n = (
-        pl.col("score"),
+        pl.col(COUNT_SCORE),
         pl.col(COUNT_POS).cast(pl.Float64),
         pl.col(COUNT_NEG).cast(pl.Float64),
     )
-    below, above = pl.col(_NEG_BELOW).cast(pl.Float64), pl.col(_POS_ABOVE).cast(pl.Float64)
+    below, above = (
+        pl.col(COUNT_NEG_BELOW).cast(pl.Float64),
+        pl.col(COUNT_POS_ABOVE).cast(pl.Float64),
+    )
     n_pos, n_neg = p.sum(), n.sum()
     pairs = n_pos * n_neg
     u = (p * (below + 0.5 * n)).sum()
@@ -398,13 +470,9 @@ def rank_summary(counts: pl.LazyFrame, keys: Sequence[str]) -> pl.LazyFrame:
     gaps = (p * below * centred).sum() - (n * above * centred).sum()
     # precision at each threshold t (rows scored >= t), the recall step its positives
     tp_at, all_at = above + p, above + p + (n_neg - below)
-    ap = (p * tp_at / all_at).sum() / n_pos
-    v10 = (below + 0.5 * n) / n_neg  # a positive's placement among the negatives
-    v01 = (above + 0.5 * p) / n_pos  # a negative's placement among the positives
+    ap = average_precision_of(precision_term(p, tp_at, all_at).sum(), n_pos, n_neg)
     auc = u / pairs
-    s10 = (p * (v10 - auc) ** 2).sum() / (n_pos - 1.0)
-    s01 = (n * (v01 - auc) ** 2).sum() / (n_neg - 1.0)
-    var = pl.when((n_pos > 1) & (n_neg > 1)).then(s10 / n_pos + s01 / n_neg)
+    var = delong_variance_of(p, n, below, above, n_pos, n_neg, auc)
 
     def ruled(value: pl.Expr) -> pl.Expr:
         return (
@@ -425,28 +493,37 @@ def rank_summary(counts: pl.LazyFrame, keys: Sequence[str]) -> pl.LazyFrame:
     )
 
 
-def placements(frame: pl.LazyFrame, keys: Sequence[str], *, weighted: bool = False) -> pl.LazyFrame:
-    """``frame``'s rows with DeLong et al.'s (1988) placement value ``placement``.
+def placements(
+    frame: pl.LazyFrame,
+    keys: Sequence[str],
+    *,
+    weighted: bool = False,
+    score: str = SCORE_COLUMN,
+    name: str = "placement",
+) -> pl.LazyFrame:
+    """``frame``'s rows with DeLong et al.'s (1988) placement value (column ``name``).
 
     For a positive row, V₁₀ = (negatives below + ½ tied) / n⁻; for a negative row,
     V₀₁ = (positives above + ½ tied) / n⁺ (weighted counts when ``weighted``): the
     AUC is the mean of V₁₀ over the positives and DeLong's variance is
-    S₁₀/n⁺ + S₀₁/n⁻ over them. Read from :func:`score_counts` joined back to the
-    rows on (keys…, score); the comparison tests pair two models' placements by
-    sample.
+    S₁₀/n⁺ + S₀₁/n⁻ over them. Read from :func:`score_counts` (of the column
+    ``score``) joined back to the rows on (keys…, score); DeLong's tests in
+    ``compare/`` pair two models' placements by sample. (Sun & Xu (2014) write the
+    same values as differences of mid-ranks.)
     """
     keys = list(keys)
-    counts = score_counts(frame, keys, weighted=weighted)
+    frame = frame.cache()  # counted, then joined to: read once
+    counts = score_counts(frame, keys, weighted=weighted, score=score)
     p, n = pl.col(COUNT_POS).cast(pl.Float64), pl.col(COUNT_NEG).cast(pl.Float64)
     total_pos = p.sum().over(keys) if keys else p.sum()
     total_neg = n.sum().over(keys) if keys else n.sum()
     per_score = counts.select(
         *keys,
-        pl.col("score").alias(_AT),
-        ((pl.col(_NEG_BELOW) + 0.5 * n) / total_neg).alias("_pr_v10"),
-        ((pl.col(_POS_ABOVE) + 0.5 * p) / total_pos).alias("_pr_v01"),
+        pl.col(COUNT_SCORE).alias(_AT),
+        ((pl.col(COUNT_NEG_BELOW) + 0.5 * n) / total_neg).alias("_pr_v10"),
+        ((pl.col(COUNT_POS_ABOVE) + 0.5 * p) / total_pos).alias("_pr_v01"),
     )
-    rows = frame.with_columns((pl.col(SCORE_COLUMN) + 0.0).alias(_AT))
+    rows = frame.with_columns((pl.col(score) + 0.0).alias(_AT))
     joined = rows.join(per_score, on=[*keys, _AT], how="left", nulls_equal=True)
     value = pl.when(pl.col(POSITIVE_COLUMN)).then(pl.col("_pr_v10")).otherwise(pl.col("_pr_v01"))
-    return joined.with_columns(value.alias("placement")).drop("_pr_v10", "_pr_v01", _AT)
+    return joined.with_columns(value.alias(name)).drop("_pr_v10", "_pr_v01", _AT)

@@ -19,13 +19,14 @@ from polaroc._log import read_log, unique_rows, usable_weight
 from polaroc._names import POSITIVE, SCORE, WEIGHT
 
 __all__ = [
+    "COUNT_FIELDS",
     "INF",
     "NAN",
     "as_grid",
+    "confusion",
     "curve_input",
     "curve_lists",
     "explode_curves",
-    "nan_curve",
     "points_from_counts",
     "rate",
     "rate_of",
@@ -128,16 +129,15 @@ def without_intermediate(curve: pl.Expr) -> pl.Expr:
     return curve.list.eval(_E.filter(new)).list.eval(_E.filter(corner))
 
 
-def nan_curve(curve: pl.Expr, has_nan: pl.Expr) -> pl.Expr:
-    """One all-NaN point for a group holding a NaN score (no curve is defined)."""
-    nan_point = pl.struct(
-        threshold=pl.lit(NAN),
-        fpr=pl.lit(NAN),
-        tpr=pl.lit(NAN),
-        tp=pl.lit(None, pl.Int64),
-        fp=pl.lit(None, pl.Int64),
-    )
-    return pl.when(has_nan).then(curve.list.head(1).list.eval(nan_point)).otherwise(curve)
+def confusion() -> dict[str, pl.Expr]:
+    """Inside ``list.eval`` on a curve read from the top down: its confusion counts.
+
+    ``tp``, ``fp``, ``tn``, ``fn`` at each point and the class totals ``n_pos``,
+    ``n_neg`` (the last point predicts every sample positive).
+    """
+    tp, fp = _E.struct.field("tp"), _E.struct.field("fp")
+    n_pos, n_neg = tp.last(), fp.last()
+    return {"tp": tp, "fp": fp, "tn": n_neg - fp, "fn": n_pos - tp, "n_pos": n_pos, "n_neg": n_neg}
 
 
 # ------------------------------------------------------------------ table input
@@ -217,11 +217,36 @@ def curve_lists(
     return bins.with_columns(curve)
 
 
-def explode_curves(curves: pl.LazyFrame, keys: list[str]) -> pl.LazyFrame:
-    """The tidy table: one row per curve point, curves in key order."""
-    return (
-        curves.sort(keys, maintain_order=True)
-        .select(*keys, "curve")
+# Fields of a curve point that count samples: null (not NaN) on a NaN group's row.
+COUNT_FIELDS = ("tp", "fp", "tn", "fn", "n", "n_events")
+
+
+def explode_curves(
+    curves: pl.LazyFrame, keys: list[str], fields: Iterable[str], points: pl.Expr | None = None
+) -> pl.LazyFrame:
+    """The tidy table: one row per curve point, curves in key order.
+
+    ``curves`` holds the keys, ``has_nan`` and ``curve`` (the list of point structs;
+    ``points`` replaces it when given); the table has the keys and ``fields``. A group
+    holding a NaN score has no curve: it is one row, its count fields
+    (:data:`COUNT_FIELDS`) null and the others NaN.
+    """
+    fields = list(fields)
+    curve = pl.col("curve") if points is None else points
+    table = (
+        curves.with_columns(curve.alias("curve"))
+        .sort(keys, maintain_order=True)
+        .select(*keys, "has_nan", "curve")
         .explode("curve")
         .unnest("curve")
     )
+    nan_row = pl.col("has_nan")
+    marked = [
+        pl.when(~nan_row).then(pl.col(f)).alias(f)
+        if f in COUNT_FIELDS
+        else pl.when(nan_row).then(NAN).otherwise(pl.col(f)).alias(f)
+        for f in fields
+    ]
+    index = pl.int_range(pl.len())
+    first = (index.over(keys) if keys else index) == 0
+    return table.filter(~nan_row | first).with_columns(marked).select(*keys, *fields)

@@ -4,7 +4,9 @@ DeLong, DeLong & Clarke-Pearson (1988) estimate the covariance of two AUCs compu
 the same positives and negatives from each sample's *placement values*; Sun & Xu (2014)
 showed the placement values are differences of mid-ranks, so the whole test costs a
 few sorts (O(n log n)) instead of comparing every positive with every negative.
-Here the mid-ranks are Polars ``rank("average")`` windows over the log's rows.
+Here they are read from the counting core: :func:`polaroc._counts.placements` counts
+each model's positives and negatives per distinct score and joins the placement values
+back to the samples.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ import numpy as np
 import polars as pl
 from scipy.stats import norm as stats_norm
 
+from polaroc._counts import placements
 from polaroc._guard import guarded, listing, one_class_rows, problems
 from polaroc._input import FrameLike, LogColumns, as_lazy, as_names
 from polaroc._log import POSITIVE, SCORE, Log, read_log
@@ -32,23 +35,6 @@ from polaroc.compare._table import (
 )
 
 __all__ = ["delong_omnibus", "delong_test"]
-
-
-def _placements(score: str, positive: pl.Expr, by: list[str]) -> pl.Expr:
-    """Each sample's placement value from mid-ranks (Sun & Xu 2014, §2).
-
-    For a positive: the share of negatives scored below it (ties ½),
-    V10 = (rank among all − rank among positives) / n₋; for a negative: the share of
-    positives scored above it (ties ½), V01 = 1 − (rank among all − rank among
-    negatives) / n₊.
-    """
-    s = pl.col(score)
-    among_all = over(s.rank("average"), by)
-    among_own = s.rank("average").over([*by, POSITIVE])
-    n_pos = over(positive.sum(), by).cast(pl.Float64)
-    n_neg = over((~positive).sum(), by).cast(pl.Float64)
-    below = among_all - among_own
-    return pl.when(positive).then(below / n_neg).otherwise(1.0 - below / n_pos)
 
 
 def _class_rows(log: FrameLike, parsed: Log, positive_class: Any, caller: str) -> pl.LazyFrame:
@@ -267,9 +253,10 @@ def delong_test(
       with N the model's samples — pROC's ``roc.test(paired=FALSE)``; the interval is
       the difference ± t₍₁₊level₎/₂,df · √(var_a + var_b) (pROC reports none).
 
-    Placement values are computed from mid-ranks as in Sun & Xu (2014), so the cost
-    is that of sorting; ``var_a`` equals ``pr.auc_se(..., method="delong")²`` on
-    model a's rows (Robin et al. 2011, pROC).
+    Placement values are read from each model's counts per distinct score (the
+    mid-rank differences of Sun & Xu 2014), so the cost is that of sorting;
+    ``var_a`` equals ``pr.auc_se(..., method="delong")²`` on model a's rows (Robin
+    et al. 2011, pROC).
 
     Parameters
     ----------
@@ -415,7 +402,7 @@ def _unpaired_statistics(
     rows: pl.LazyFrame, group: list[str], model: str, model_a: Any, model_b: Any
 ) -> pl.LazyFrame:
     positive = pl.col(POSITIVE)
-    placed = rows.with_columns(_pr_v=_placements(SCORE, positive, [*group, model]))
+    placed = placements(rows, [*group, model], name="_pr_v")
     moments = _moments(pl.col("_pr_v"), positive)
     per_model = placed.group_by([*group, model]).agg(
         _pr_auc=moments["auc"],
@@ -461,9 +448,8 @@ def _unpaired_statistics(
 
 def _paired_statistics(paired: pl.LazyFrame, by: list[str]) -> pl.LazyFrame:
     positive = pl.col(POSITIVE)
-    scored = paired.with_columns(
-        _pr_va=_placements(SCORE, positive, by),
-        _pr_vb=_placements(f"{SCORE}_b", positive, by),
+    scored = placements(
+        placements(paired, by, name="_pr_va"), by, score=f"{SCORE}_b", name="_pr_vb"
     )
     va, vb = pl.col("_pr_va"), pl.col("_pr_vb")
 
@@ -570,7 +556,7 @@ def delong_omnibus(
     the k − 1 successive differences θᵢ − θᵢ₊₁ (the statistic is the same for any
     contrast matrix of rank k − 1 whose rows sum to zero). For k = 2 it is
     :func:`delong_test`'s z². Each model's placement values are computed once,
-    from mid-ranks (Sun & Xu 2014).
+    from its counts per distinct score (Sun & Xu 2014).
 
     Parameters
     ----------
@@ -650,9 +636,7 @@ def delong_omnibus(
     tail = f". Every model needs one row per ({fold}, {sample}), with the same label."
     frame = guarded(log, frame, found, head, tail)
     usable = (pl.col(SCORE).is_not_null().all() & pl.col(POSITIVE).is_not_null().all()).over(keys)
-    placed = frame.filter(usable).with_columns(
-        _pr_v=_placements(SCORE, pl.col(POSITIVE), [*group, model])
-    )
+    placed = placements(frame.filter(usable), [*group, model], name="_pr_v")
     return _omnibus_statistics(placed, group, keys, model)
 
 

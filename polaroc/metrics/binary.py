@@ -164,18 +164,10 @@ def _hanley_mcneil() -> pl.Expr:
 
 
 def _delong_variance() -> pl.Expr:
-    # DeLong, DeLong & Clarke-Pearson (1988): with placement values
-    #   V10(x) = P(negative < x) + ½ P(negative = x)   for each positive x,
-    #   V01(y) = P(positive > y) + ½ P(positive = y)   for each negative y,
-    # var(AUC) = S10 / n+ + S01 / n-, S10 and S01 their sample variances. Placement
-    # values are constant within a tied run, so the sums are weighted by the run's counts.
-    n_pos = c.N_POS.cast(pl.Float64)
-    n_neg = c.N_NEG.cast(pl.Float64)
-    v10 = (c.NEG_BELOW + 0.5 * c.NEG) / n_neg
-    v01 = (c.POS_ABOVE + 0.5 * c.POS) / n_pos
-    s10 = (c.POS * (v10 - c.AUC) ** 2).sum() / (n_pos - 1.0)
-    s01 = (c.NEG * (v01 - c.AUC) ** 2).sum() / (n_neg - 1.0)
-    return pl.when((c.N_POS > 1) & (c.N_NEG > 1)).then(s10 / n_pos + s01 / n_neg)
+    # over a group's counts at thresholds: the core's formula (placement values are
+    # constant within a tie run, so the sums run over the thresholds)
+    n_pos, n_neg = c.N_POS.cast(pl.Float64), c.N_NEG.cast(pl.Float64)
+    return c.delong_variance_of(c.POS, c.NEG, c.NEG_BELOW, c.POS_ABOVE, n_pos, n_neg, c.AUC)
 
 
 def auc_se(

@@ -25,7 +25,6 @@ from polaroc._curves import (
     curve_input,
     curve_lists,
     explode_curves,
-    nan_curve,
     points_from_counts,
     rate,
     with_rates,
@@ -182,8 +181,7 @@ def roc_curve(
     curve = pl.col("curve")
     if drop_intermediate:
         curve = without_intermediate(curve)
-    curves = curves.with_columns(nan_curve(curve, pl.col("has_nan")))
-    return explode_curves(curves, keys)
+    return explode_curves(curves, keys, ("threshold", "fpr", "tpr", "tp", "fp"), curve)
 
 
 # ------------------------------------------------------------------ areas

@@ -24,7 +24,7 @@ from typing import cast
 import numpy as np
 import polars as pl
 
-from polaroc._curves import NAN, as_grid, curve_input, curve_lists, rate_of
+from polaroc._curves import NAN, as_grid, confusion, curve_input, curve_lists, rate_of
 from polaroc._input import FrameLike, LogColumns
 
 __all__ = ["min_cost_point", "neyman_pearson_point", "youden_point"]
@@ -36,9 +36,9 @@ OUTPUT = ("threshold", "sensitivity", "specificity", "cost")
 
 def _point_fields(cost_fp: float, cost_fn: float, normalize: bool) -> pl.Expr:
     """Curve structs → ``{threshold, sensitivity, specificity, cost}`` (in ``list.eval``)."""
-    tp, fp = _E.struct.field("tp"), _E.struct.field("fp")
-    n_pos, n_neg = tp.last(), fp.last()
-    fn, tn = n_pos - tp, n_neg - fp
+    counts = confusion()
+    tp, fn, tn = counts["tp"], counts["fn"], counts["tn"]
+    n_pos, n_neg, fp = counts["n_pos"], counts["n_neg"], counts["fp"]
     cost = fp * float(cost_fp) + fn * float(cost_fn)
     return pl.struct(
         threshold=_E.struct.field("threshold"),

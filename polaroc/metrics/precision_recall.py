@@ -75,10 +75,9 @@ def _average_precision_of_sorted(weighted: bool) -> pl.Expr:
         pos = y.cast(pl.Int64)
         rows_above = pl.len().cast(pl.Int64) - start
         n_neg = (~y).sum()
-    precision = pos.cum_sum(reverse=True).gather(start) / rows_above
-    n_pos = pos.sum()
-    both = (n_pos > 0) & (n_neg > 0)
-    return pl.when(both).then((pos * precision).sum() / n_pos.cast(pl.Float64))
+    pos_above = pos.cum_sum(reverse=True).gather(start)
+    terms = c.precision_term(pos, pos_above, rows_above)  # the core's one AP formula
+    return c.average_precision_of(terms.sum(), pos.sum(), n_neg)
 
 
 def average_precision(
@@ -166,16 +165,6 @@ def _pr_points() -> pl.Expr:
     )
 
 
-def _nan_point() -> pl.Expr:
-    return pl.struct(
-        threshold=pl.lit(NAN),
-        precision=pl.lit(NAN),
-        recall=pl.lit(NAN),
-        tp=pl.lit(None, pl.Int64),
-        fp=pl.lit(None, pl.Int64),
-    )
-
-
 def _pr_table(
     log: FrameLike, by: str | Iterable[str] | None, columns: LogColumns, weight: str | None
 ) -> pl.LazyFrame:
@@ -184,11 +173,7 @@ def _pr_table(
     w = None if weight is None else pl.col(WEIGHT)
     curve = c.threshold_counts(score, positive, w).list.eval(_pr_points())
     curves = frame.group_by(keys).agg(has_nan=score.is_nan().any(), curve=curve)
-    nan_curve = pl.col("curve").list.head(1).list.eval(_nan_point())
-    curves = curves.with_columns(
-        curve=pl.when(pl.col("has_nan")).then(nan_curve).otherwise(pl.col("curve"))
-    )
-    return explode_curves(curves, keys)
+    return explode_curves(curves, keys, ("threshold", "precision", "recall", "tp", "fp"))
 
 
 def pr_curve(

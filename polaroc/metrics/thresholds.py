@@ -16,7 +16,7 @@ from typing import Literal
 
 import polars as pl
 
-from polaroc._curves import curve_input, curve_lists, rate_of
+from polaroc._curves import confusion, curve_input, curve_lists, explode_curves, rate_of
 from polaroc._input import NAN, FrameLike, LogColumns
 from polaroc._log import read_log, unique_rows, usable_weight
 from polaroc._names import POSITIVE, SCORE, WEIGHT
@@ -51,9 +51,8 @@ def _curves(
 
 def _table_of_curve() -> pl.Expr:
     """Curve structs (origin dropped) → the threshold table's fields (inside ``list.eval``)."""
-    tp, fp = _E.struct.field("tp"), _E.struct.field("fp")
-    n_pos, n_neg = tp.last(), fp.last()
-    tn, fn = n_neg - fp, n_pos - tp
+    counts = confusion()
+    tp, fp, tn, fn, n_pos, n_neg = (counts[k] for k in ("tp", "fp", "tn", "fn", "n_pos", "n_neg"))
     return pl.struct(
         threshold=_E.struct.field("threshold"),
         tp=tp,
@@ -70,33 +69,6 @@ def _table_of_curve() -> pl.Expr:
 
 
 _TABLE_FIELDS = ("threshold", *_COUNTS, "tpr", "fpr", "tnr", "fnr", "ppv", "npv")
-
-
-def _tidy(
-    curves: pl.LazyFrame, keys: list[str], points: pl.Expr, fields: Iterable[str]
-) -> pl.LazyFrame:
-    """Explode per-curve point lists; a group holding a NaN score is one all-NaN row."""
-    fields = list(fields)
-    table = (
-        curves.with_columns(points.alias("curve"))
-        .sort(keys, maintain_order=True)
-        .select(*keys, "has_nan", "curve")
-        .explode("curve")
-        .unnest("curve")
-    )
-    nan_row = pl.col("has_nan")
-    floats = [
-        pl.when(nan_row).then(NAN).otherwise(pl.col(f)).alias(f)
-        for f in fields
-        if f not in _COUNTS and f not in ("n", "n_events")
-    ]
-    counts = [
-        pl.when(~nan_row).then(pl.col(f)).alias(f)
-        for f in fields
-        if f in (*_COUNTS, "n", "n_events")
-    ]
-    first = pl.int_range(pl.len()).over(keys) == 0
-    return table.filter(~nan_row | first).with_columns(*floats, *counts).select(*keys, *fields)
 
 
 def threshold_table(
@@ -167,7 +139,7 @@ def threshold_table(
     )
     curves, keys = _curves(log, by, columns, weight)
     points = pl.col("curve").list.slice(1).list.eval(_table_of_curve())
-    return _tidy(curves, keys, points, _TABLE_FIELDS)
+    return explode_curves(curves, keys, _TABLE_FIELDS, points)
 
 
 def det_curve(
@@ -247,7 +219,7 @@ def det_curve(
         )
     )
     points = points.list.eval(span)
-    return _tidy(curves, keys, points, ("threshold", "fpr", "fnr"))
+    return explode_curves(curves, keys, ("threshold", "fpr", "fnr"), points)
 
 
 def _gain_points(lift: bool) -> pl.Expr:
@@ -328,7 +300,7 @@ def gain_curve(
     curves, keys = _curves(log, by, columns, weight)
     points = pl.col("curve").list.eval(_gain_points(lift=False))
     fields = ("threshold", "n", "n_events", "percent_tested", "percent_found")
-    return _tidy(curves, keys, points, fields)
+    return explode_curves(curves, keys, fields, points)
 
 
 def lift_curve(
@@ -389,7 +361,7 @@ def lift_curve(
     curves, keys = _curves(log, by, columns, weight)
     points = pl.col("curve").list.eval(_gain_points(lift=True))
     fields = ("threshold", "n", "n_events", "percent_tested", "lift")
-    return _tidy(curves, keys, points, fields)
+    return explode_curves(curves, keys, fields, points)
 
 
 def closest_topleft_point(

@@ -36,9 +36,18 @@ from polaroc._blocks import (
     threshold_c1,
     within_keys,
 )
-from polaroc._counts import hanley_mcneil_se
+from polaroc._counts import (
+    COUNT_NEG,
+    COUNT_NEG_BELOW,
+    COUNT_POS,
+    COUNT_POS_ABOVE,
+    COUNT_SCORE,
+    hanley_mcneil_se,
+    precision_term,
+    score_counts,
+)
 from polaroc._input import LogColumns
-from polaroc._log import SCORE
+from polaroc._log import POSITIVE, SCORE
 from polaroc.metrics.scoring import brier_loss, log_loss_terms, not_probability
 
 GID = "_pr_gid"
@@ -69,7 +78,7 @@ def tagged_rows(
     )
 
 
-def score_counts(
+def row_counts(
     frame: pl.DataFrame, big: pl.DataFrame, by: list[str], columns: LogColumns, threshold: float
 ) -> pl.DataFrame:
     """Rows per (group id, class, label, distinct score), with the row flags summed.
@@ -215,7 +224,9 @@ def bucket_sums(counts: pl.DataFrame, offset: pl.DataFrame) -> pl.DataFrame:
     """Per (group id, class, label): one bucket's share of the sums of ``_block_sums``.
 
     ``counts`` holds the rows of one or more (group id, class, bucket) partitions,
-    ``offset`` their :func:`offsets`. For a distinct score with ``p`` positives and
+    ``offset`` their :func:`offsets`. Each bucket's per-score counts are the counting
+    core's (:func:`polaroc._counts.score_counts`, positives meaning label = class,
+    rows counted ``_pr_w`` times). For a distinct score with ``p`` positives and
     ``m`` negatives in its block, and ``P_<``/``M_<`` those strictly below it (its
     bucket's offset plus the lower scores of the bucket): a row of another label
     adds ``t = 2 P_< + p``, a positive row ``q = 2 M_< + m``.
@@ -223,25 +234,25 @@ def bucket_sums(counts: pl.DataFrame, offset: pl.DataFrame) -> pl.DataFrame:
     blk = [*BLOCK, BUCKET]
     positive = pl.col(LABEL) == pl.col(CLASS)
     w, score = pl.col(W), pl.col(SCORE)
-    rows = counts.lazy().filter(USABLE).with_columns(score.rank("dense").over(blk).alias("_k"))
+    rows = counts.lazy().filter(USABLE).with_columns(positive.alias(POSITIVE))
     per_score = (
-        rows.group_by(*blk, "_k")
-        .agg(
-            w.filter(positive).sum().alias("_p"),
-            w.filter(~positive).sum().alias("_m"),
-            (score * w).filter(positive).sum().alias("_s"),
-        )
+        score_counts(rows, blk, count=W)
         .join(offset.lazy(), on=blk, how="left")
-        .sort(*blk, "_k")  # after the join: a join need not keep the order
+        .sort(*blk, COUNT_SCORE)  # after the join: a join need not keep the order
     )
-    p, m, s = pl.col("_p"), pl.col("_m"), pl.col("_s")
+    p, m, x = pl.col(COUNT_POS), pl.col(COUNT_NEG), pl.col(COUNT_SCORE)
+    neg_below, pos_above = pl.col(COUNT_NEG_BELOW), pl.col(COUNT_POS_ABOVE)
+    pos_below = p.sum().over(blk) - pos_above - p
+    neg_above = m.sum().over(blk) - neg_below - m
+    # the positives' score sum of a score (skip empty products: inf × 0 is NaN)
+    s = pl.when(p > 0).then(x * p).otherwise(0.0)
     runs = per_score.select(
         *blk,
-        "_k",
-        (2 * (pl.col("_p_below") + (p.cum_sum() - p).over(blk)) + p).alias("_t"),
-        (2 * (pl.col("_m_below") + (m.cum_sum() - m).over(blk)) + m).alias("_q"),
-        (pl.col("_p_above") + (p.cum_sum(reverse=True) - p).over(blk)).alias("_pa"),
-        (pl.col("_m_above") + (m.cum_sum(reverse=True) - m).over(blk)).alias("_ma"),
+        x.alias(SCORE),
+        (2 * (pl.col("_p_below") + pos_below) + p).alias("_t"),
+        (2 * (pl.col("_m_below") + neg_below) + m).alias("_q"),
+        (pl.col("_p_above") + pos_above).alias("_pa"),
+        (pl.col("_m_above") + neg_above).alias("_ma"),
         p.alias("_pk"),
         m.alias("_mk"),
         (pl.col("_s_above") + s.cum_sum(reverse=True).shift(-1, fill_value=0.0).over(blk)).alias(
@@ -249,10 +260,10 @@ def bucket_sums(counts: pl.DataFrame, offset: pl.DataFrame) -> pl.DataFrame:
         ),
     )
     t, q, pa = pl.col("_t"), pl.col("_q"), pl.col("_pa")
-    # precision at a positive's tie run: positives at or above over rows at or above
+    # the positives of a tie run and the rows at or above it: its precision
     at_or_above = pa + pl.col("_pk")
-    precision = at_or_above / (at_or_above + pl.col("_ma") + pl.col("_mk"))
-    terms = rows.join(runs, on=[*blk, "_k"], how="left").select(
+    rows_at_or_above = at_or_above + pl.col("_ma") + pl.col("_mk")
+    terms = rows.join(runs, on=[*blk, SCORE], how="left", nulls_equal=True).select(
         *BLOCK,
         LABEL,
         w,
@@ -264,7 +275,7 @@ def bucket_sums(counts: pl.DataFrame, offset: pl.DataFrame) -> pl.DataFrame:
         pl.when(~positive).then(pl.col("_sa") * w).alias("rs_pos"),
         # skip empty products so that an infinite score with nothing above gives 0, not NaN
         pl.when(~positive & (pa > 0)).then(score * (pa * w)).alias("rs_neg"),
-        pl.when(positive).then(precision * w).alias("ap"),
+        pl.when(positive).then(precision_term(w, at_or_above, rows_at_or_above)).alias("ap"),
     )
     return (
         terms.group_by(*BLOCK, LABEL)

@@ -187,10 +187,10 @@ def _big_table(
     big = big.select(*keys, gid, _N)
     n_parts = max(2, math.ceil(big[_N].sum() / max_group_rows))
     empty_log = pl.DataFrame(schema=schema)
-    counts_out = big_groups.score_counts(empty_log, big, keys, columns, threshold).schema
+    counts_out = big_groups.row_counts(empty_log, big, keys, columns, threshold).schema
 
     def combined(frame: pl.DataFrame) -> pl.DataFrame:
-        counts = big_groups.score_counts(conform(frame, schema), big, keys, columns, threshold)
+        counts = big_groups.row_counts(conform(frame, schema), big, keys, columns, threshold)
         hashed = pl.struct(gid, CLASS, LABEL, SCORE).hash(seed=0) % n_parts
         return counts.with_columns(hashed.cast(pl.Int64).alias(big_groups.PART))
 
