@@ -93,8 +93,8 @@ def _probabilities(log: FrameLike, by: str | Iterable[str] | None, columns: LogC
 
 def calibration_curve(
     log: FrameLike,
-    by: str | Iterable[str] | None = None,
     *,
+    by: str | Iterable[str] | None = None,
     n_bins: int = 5,
     strategy: Strategy = "uniform",
     model: str = "model",
@@ -118,8 +118,9 @@ def calibration_curve(
         Score log (``DataFrame`` or ``LazyFrame``) in the contract's long format; scores
         must be probabilities in ``[0, 1]``.
     by
-        Grouping columns; ``None`` = (dataset, model, repeat, fold) of the columns the log
-        has, ``()`` = one group.
+        Keyword-only grouping columns; ``None`` (default) = (dataset, model, repeat, fold)
+        of the columns the log has (``model`` and ``fold`` always), ``()`` = one group,
+        a name or names = those.
     n_bins
         Number of bins (before empty ones are dropped).
     strategy
@@ -182,8 +183,8 @@ def _gaps(curve: pl.LazyFrame, keys: list[str]) -> pl.LazyFrame:
 
 def calibration(
     log: FrameLike,
-    by: str | Iterable[str] | None = None,
     *,
+    by: str | Iterable[str] | None = None,
     n_bins: int = 10,
     strategy: Strategy = "uniform",
     model: str = "model",
@@ -220,8 +221,9 @@ def calibration(
     log
         Score log in the contract's long format; scores must be probabilities.
     by
-        Grouping columns; ``None`` = (dataset, model, repeat, fold) of the columns the log
-        has, ``()`` = one group.
+        Keyword-only grouping columns; ``None`` (default) = (dataset, model, repeat, fold)
+        of the columns the log has (``model`` and ``fold`` always), ``()`` = one group,
+        a name or names = those.
     n_bins, strategy
         The bins of the ECE and MCE (see :func:`calibration_curve`).
     model, fold, class_, score, label, dataset, sample
