@@ -14,6 +14,16 @@ Binning, as scikit-learn: ``"uniform"`` cuts [0, 1] into ``n_bins`` equal bins a
 ``np.percentile(scores, np.linspace(0, 100, n_bins + 1))`` (linear interpolation); a score
 equal to an inner edge falls in the lower bin (``np.searchsorted(edges, score)``, side
 left), and empty bins are dropped.
+
+Weights (``weight=``, the case weight of each sample): every mean becomes a weighted mean
+(``prob_pred`` = Σ w s / Σ w and ``prob_true`` = Σ w y / Σ w in a bin; Brier and log loss
+as scikit-learn's ``sample_weight``), the ECE weighs each bin by its total weight, and the
+quantile edges are the weighted quantiles, the smallest score whose share of the weight at
+or below it reaches q (numpy's ``quantile(scores, q, weights=w, method="inverted_cdf")``):
+integer weights then equal repeated rows of weight 1 and scaling the weights changes
+nothing, which no interpolated quantile can give (unit weights may therefore move the
+quantile edges from scikit-learn's interpolated ones; the uniform edges never move). A
+weight of 0 drops the row, a null weight too.
 """
 
 from __future__ import annotations
@@ -25,14 +35,14 @@ import numpy as np
 import polars as pl
 
 from polaroc._input import FrameLike, LogColumns, fail_if
-from polaroc._log import POSITIVE, SCORE, read_log, unique_rows
+from polaroc._log import POSITIVE, SCORE, read_log, unique_rows, usable_weight
+from polaroc._names import WEIGHT
 from polaroc.metrics.scoring import group_scores, not_probability, probability_message
 
 __all__ = ["calibration", "calibration_curve"]
 
 Strategy = Literal["uniform", "quantile"]
 NAN = float("nan")
-_CONF, _HIT = "_pr_confidence", "_pr_hit"
 
 
 def _check_bins(n_bins: int, strategy: str) -> None:
@@ -44,36 +54,63 @@ def _check_bins(n_bins: int, strategy: str) -> None:
         raise ValueError(msg)
 
 
-def _bin_of(s: pl.Expr, keys: list[str], n_bins: int, strategy: str) -> pl.Expr:
+def _weighted_quantile(s: pl.Expr, w: pl.Expr, q: float) -> pl.Expr:
+    """The smallest score whose share of the weight at or below it is at least ``q``.
+
+    numpy's ``quantile(s, q, weights=w, method="inverted_cdf")``: the inverse of the
+    weighted empirical distribution function. Tied scores share one value, so the order
+    of the weights within a tie does not matter.
+    """
+    share = w.sort_by(s).cum_sum() / w.sum()
+    return s.sort().filter(share >= q).first()
+
+
+def _bin_of(
+    s: pl.Expr, keys: list[str], n_bins: int, strategy: str, w: pl.Expr | None = None
+) -> pl.Expr:
     """The 0-based bin of each score: the number of inner edges strictly below it."""
     inner = np.linspace(0.0, 1.0, n_bins + 1)[1:-1]
     if strategy == "uniform":
         edges = [pl.lit(float(e)) for e in inner]
-    else:
+    elif w is None:
         edges = [s.quantile(float(q), interpolation="linear").over(keys) for q in inner]
+    else:
+        edges = [_weighted_quantile(s, w, float(q)).over(keys) for q in inner]
     if not edges:
         return pl.lit(0, pl.Int64)
     return pl.sum_horizontal([(s > e).cast(pl.Int64) for e in edges])
 
 
 def binned(
-    frame: pl.LazyFrame, keys: list[str], s: str, y: str, n_bins: int, strategy: str
+    frame: pl.LazyFrame,
+    keys: list[str],
+    s: str,
+    y: str,
+    n_bins: int,
+    strategy: str,
+    weight: str | None = None,
 ) -> pl.LazyFrame:
     """Per (keys, bin): ``prob_pred``, ``prob_true``, ``n`` of scores ``s`` and outcomes ``y``.
 
-    A group holding a NaN score gets NaN ``prob_pred`` and ``prob_true`` in every bin.
+    With a ``weight`` column the two means are weighted and the bin's total weight is
+    the column ``weight``. A group holding a NaN score gets NaN ``prob_pred`` and
+    ``prob_true`` in every bin.
     """
-    score = pl.col(s)
+    score, outcome = pl.col(s), pl.col(y).cast(pl.Float64)
     nan = score.is_nan().any().over(keys)
+    w = None if weight is None else pl.col(weight)
+    if w is None:
+        sums = {"prob_pred": score.mean(), "prob_true": outcome.mean()}
+    else:
+        sums = {
+            "prob_pred": (score * w).sum() / w.sum(),
+            "prob_true": (outcome * w).sum() / w.sum(),
+            "weight": w.sum(),
+        }
     return (
-        frame.with_columns(bin=_bin_of(score, keys, n_bins, strategy), _pr_nan=nan)
+        frame.with_columns(bin=_bin_of(score, keys, n_bins, strategy, w), _pr_nan=nan)
         .group_by(*keys, "bin")
-        .agg(
-            prob_pred=score.mean(),
-            prob_true=pl.col(y).cast(pl.Float64).mean(),
-            n=pl.len().cast(pl.Int64),
-            _pr_nan=pl.col("_pr_nan").first(),
-        )
+        .agg(**sums, n=pl.len().cast(pl.Int64), _pr_nan=pl.col("_pr_nan").first())
         .with_columns(
             pl.when(pl.col("_pr_nan")).then(NAN).otherwise(pl.col(c)).alias(c)
             for c in ("prob_pred", "prob_true")
@@ -82,10 +119,18 @@ def binned(
     )
 
 
-def _probabilities(log: FrameLike, by: str | Iterable[str] | None, columns: LogColumns):  # type: ignore[no-untyped-def]
-    """The validated log, its usable rows (probabilities checked) and the group keys."""
-    data = read_log(log, by=by, columns=columns)
+def _probabilities(  # type: ignore[no-untyped-def]
+    log: FrameLike, by: str | Iterable[str] | None, columns: LogColumns, weight: str | None
+):
+    """The validated log, its usable rows (probabilities checked) and the group keys.
+
+    With a ``weight`` column the rows carry ``_pr_weight``; rows with a null or zero
+    weight are dropped (a NaN score is kept: it still makes its group NaN).
+    """
+    data = read_log(log, by=by, columns=columns, weight=weight)
     usable = pl.col(SCORE).is_not_null() & pl.col(POSITIVE).is_not_null()
+    if weight is not None:
+        usable = usable & usable_weight()
     check = fail_if(not_probability(pl.col(SCORE)).any(), probability_message(repr(columns.score)))
     frame = data.frame.filter(unique_rows(data.schema, data.columns)).filter(usable).filter(check)
     return data, frame, list(data.groups)
@@ -93,10 +138,11 @@ def _probabilities(log: FrameLike, by: str | Iterable[str] | None, columns: LogC
 
 def calibration_curve(
     log: FrameLike,
-    by: str | Iterable[str] | None = None,
     *,
+    by: str | Iterable[str] | None = None,
     n_bins: int = 5,
     strategy: Strategy = "uniform",
+    weight: str | None = None,
     model: str = "model",
     fold: str = "fold",
     class_: str = "class",
@@ -118,13 +164,18 @@ def calibration_curve(
         Score log (``DataFrame`` or ``LazyFrame``) in the contract's long format; scores
         must be probabilities in ``[0, 1]``.
     by
-        Grouping columns; ``None`` = (dataset, model, repeat, fold) of the columns the log
-        has, ``()`` = one group.
+        Keyword-only grouping columns; ``None`` (default) = (dataset, model, repeat, fold)
+        of the columns the log has (``model`` and ``fold`` always), ``()`` = one group,
+        a name or names = those.
     n_bins
         Number of bins (before empty ones are dropped).
     strategy
         ``"uniform"`` (equal-width bins on [0, 1]) or ``"quantile"`` (equal-count bins
-        from the group's score percentiles).
+        from the group's score percentiles; weighted quantiles with ``weight``).
+    weight
+        Name of a case-weight column (finite, ``>= 0``): ``prob_pred`` and ``prob_true``
+        are then weighted means and the bin's total weight is the extra column
+        ``weight`` (see the module docstring). Null or zero weights drop the row.
     model, fold, class_, score, label, dataset
         Names of the log's columns.
 
@@ -133,14 +184,14 @@ def calibration_curve(
     pl.LazyFrame
         One row per group and non-empty bin: by…, ``bin`` (0-based, ``Int64``),
         ``prob_pred`` (mean score), ``prob_true`` (share of positives), ``n`` (rows in
-        the bin), sorted. A group holding a NaN score has NaN ``prob_pred`` and
-        ``prob_true``.
+        the bin) and, with ``weight``, ``weight`` (their total weight), sorted. A group
+        holding a NaN score has NaN ``prob_pred`` and ``prob_true``.
 
     Raises
     ------
     ValueError
         A column is missing, a bad ``n_bins``/``strategy``, or (when the query runs) a
-        score outside ``[0, 1]``.
+        score outside ``[0, 1]`` or a negative, NaN or infinite weight.
 
     Examples
     --------
@@ -166,26 +217,58 @@ def calibration_curve(
     columns = LogColumns(
         model=model, fold=fold, class_=class_, score=score, label=label, dataset=dataset
     )
-    data, frame, keys = _probabilities(log, by, columns)
+    data, frame, keys = _probabilities(log, by, columns, weight)
     if data.has_class and data.class_ not in keys:
         keys.append(data.class_)
-    curve = binned(frame, keys, SCORE, POSITIVE, n_bins, strategy)
+    w = None if weight is None else WEIGHT
+    curve = binned(frame, keys, SCORE, POSITIVE, n_bins, strategy, w)
     out = [k for k in keys if k in data.by or k == data.class_]
-    return curve.sort(*keys, "bin").select(*out, "bin", "prob_pred", "prob_true", "n")
+    sizes = ["n"] if weight is None else ["n", "weight"]
+    return curve.sort(*keys, "bin").select(*out, "bin", "prob_pred", "prob_true", *sizes)
 
 
-def _gaps(curve: pl.LazyFrame, keys: list[str]) -> pl.LazyFrame:
+def _gaps(curve: pl.LazyFrame, keys: list[str], size: str = "n") -> pl.LazyFrame:
+    """Per group: ECE (the ``size``-weighted mean gap of the bins) and MCE (the largest)."""
     gap = (pl.col("prob_true") - pl.col("prob_pred")).abs()
-    n = pl.col("n").cast(pl.Float64)
+    n = pl.col(size).cast(pl.Float64)
     return curve.group_by(keys).agg(ece=(n * gap).sum() / n.sum(), mce=gap.max())
+
+
+def sample_message(sample: str, names: Iterable[str]) -> str:
+    """The error for a multiclass group's top-label ECE in a log without sample ids."""
+    return (
+        f"polaroc: calibration's top-label ece and mce of a group of three or more classes "
+        f"need the sample column {sample!r} to tie each sample's class rows together (its "
+        f"highest score), and the log has none (it has: {', '.join(names)}); add a sample "
+        f"id column or pass sample=<column>. The Brier score and log loss need no sample "
+        f"ids: pr.evaluate(log) gives them per fold."
+    )
+
+
+def _top_label(
+    frame: pl.LazyFrame, keys: list[str], class_: str, sample: str, weight: str | None
+) -> pl.LazyFrame:
+    """Guo et al.'s top label: per (keys, sample), the highest score and its row's fields.
+
+    Ties go to the smallest class; the row gives whether its class is the label and,
+    with ``weight``, its weight.
+    """
+    order = [pl.col(SCORE), pl.col(class_)]
+
+    def top(column: str) -> pl.Expr:
+        return pl.col(column).sort_by(order, descending=[True, False]).first().alias(column)
+
+    fields = [top(POSITIVE)] if weight is None else [top(POSITIVE), top(weight)]
+    return frame.group_by(*keys, sample).agg(pl.col(SCORE).max(), *fields)
 
 
 def calibration(
     log: FrameLike,
-    by: str | Iterable[str] | None = None,
     *,
+    by: str | Iterable[str] | None = None,
     n_bins: int = 10,
     strategy: Strategy = "uniform",
+    weight: str | None = None,
     model: str = "model",
     fold: str = "fold",
     class_: str = "class",
@@ -200,30 +283,41 @@ def calibration(
     positive class's scores (a log with a class column: the larger class value's rows, as
     :func:`polaroc.evaluate`'s average precision; without: the label is the indicator),
 
-    * ``brier`` = mean (s − y)²: scikit-learn's ``brier_score_loss(y, s)``;
-    * ``log_loss`` = −mean log of the probability given to the outcome, clipped to
-      ``[eps, 1 − eps]``: scikit-learn's ``log_loss(y, s)``;
-    * ``ece``, ``mce``: the count-weighted mean and the maximum of
-      |prob_true − prob_pred| over :func:`calibration_curve`'s bins.
+    * ``brier`` = Σ w (s − y)² / Σ w: scikit-learn's ``brier_score_loss(y, s,
+      sample_weight=w)`` (w = 1 without weights, here and below);
+    * ``log_loss`` = −Σ w log(probability given to the outcome) / Σ w, the probabilities
+      clipped to ``[eps, 1 − eps]``: scikit-learn's ``log_loss(y, s, sample_weight=w)``;
+    * ``ece`` = Σ_b (W_b / W) |prob_true_b − prob_pred_b| and ``mce`` = max_b of the
+      same gap over :func:`calibration_curve`'s bins (Naeini et al. 2015), W_b the
+      bin's total weight (its count without weights).
 
     Groups of three or more classes (needs every class's score rows):
 
-    * ``brier`` = mean over samples of Σ_k (s_k − [y = k])² (scikit-learn's multiclass
-      ``brier_score_loss``, not halved);
-    * ``log_loss`` = −mean log of the true class's score (clipped as above);
+    * ``brier`` = Σ over samples of w Σ_k (s_k − [y = k])² / Σ w (scikit-learn's
+      multiclass ``brier_score_loss``, not halved);
+    * ``log_loss`` = −Σ w log(true class's score) / Σ w (clipped as above);
     * ``ece``, ``mce`` on the top label (Guo et al. 2017, eq. 3 and 5): each sample's
       highest score (ties: the smallest class) against whether that class is its label,
-      binned as above. This needs the ``sample`` column; without one they are null.
+      binned as above. Finding a sample's highest score needs its class rows tied
+      together by the ``sample`` column: a log with a class column but none raises
+      when the query meets a group of three or more classes (binary groups need no
+      sample ids).
 
     Parameters
     ----------
     log
         Score log in the contract's long format; scores must be probabilities.
     by
-        Grouping columns; ``None`` = (dataset, model, repeat, fold) of the columns the log
-        has, ``()`` = one group.
+        Keyword-only grouping columns; ``None`` (default) = (dataset, model, repeat, fold)
+        of the columns the log has (``model`` and ``fold`` always), ``()`` = one group,
+        a name or names = those.
     n_bins, strategy
         The bins of the ECE and MCE (see :func:`calibration_curve`).
+    weight
+        Name of a case-weight column (finite, ``>= 0``; one weight per sample, on each
+        of its class rows): every mean above is then weighted, the quantile edges too
+        (see the module docstring). Integer weights equal repeated rows, a weight of 0
+        (or null) drops the row, scaling the weights changes nothing.
     model, fold, class_, score, label, dataset, sample
         Names of the log's columns.
 
@@ -237,8 +331,9 @@ def calibration(
     Raises
     ------
     ValueError
-        A missing column, bad ``n_bins``/``strategy``, or (when the query runs) a score
-        outside ``[0, 1]``, naming the column.
+        A missing column, bad ``n_bins``/``strategy``, or, when the query runs: a score
+        outside ``[0, 1]`` (naming the column), a negative, NaN or infinite weight, or a
+        group of three or more classes in a log without the ``sample`` column (naming it).
 
     Examples
     --------
@@ -269,23 +364,20 @@ def calibration(
         dataset=dataset,
         sample=sample,
     )
-    data, frame, keys = _probabilities(log, by, columns)
-    s, y = pl.col(SCORE), pl.col(POSITIVE)
+    data, frame, keys = _probabilities(log, by, columns, weight)
+    w = None if weight is None else WEIGHT
+    size = "n" if w is None else "weight"
     if data.has_class:
         top_class = pl.col(class_) == pl.col(class_).max().over(keys)
-        per_group = group_scores(frame, keys, class_=class_, label=label)
+        per_group = group_scores(frame, keys, class_=class_, label=label, weight=w)
     else:
-        top_class, per_group = pl.lit(True), group_scores(frame, keys)
-    two = binned(frame.filter(top_class), keys, SCORE, POSITIVE, n_bins, strategy)
-    gaps = _gaps(two, keys).rename({"ece": "_pr_ece2", "mce": "_pr_mce2"})
+        top_class, per_group = pl.lit(True), group_scores(frame, keys, weight=w)
+    two = binned(frame.filter(top_class), keys, SCORE, POSITIVE, n_bins, strategy, w)
+    gaps = _gaps(two, keys, size).rename({"ece": "_pr_ece2", "mce": "_pr_mce2"})
     table = per_group.join(gaps, on=keys, how="left", nulls_equal=True)
     if data.has_class and data.has(columns.sample):
-        order = [s, pl.col(class_)]
-        top = frame.group_by(*keys, columns.sample).agg(
-            pl.col(SCORE).max().alias(_CONF),
-            y.sort_by(order, descending=[True, False]).first().alias(_HIT),
-        )
-        gaps_k = _gaps(binned(top, keys, _CONF, _HIT, n_bins, strategy), keys)
+        top = _top_label(frame, keys, class_, columns.sample, w)
+        gaps_k = _gaps(binned(top, keys, SCORE, POSITIVE, n_bins, strategy, w), keys, size)
         table = table.join(
             gaps_k.rename({"ece": "_pr_ece_k", "mce": "_pr_mce_k"}),
             on=keys,
@@ -293,6 +385,9 @@ def calibration(
             nulls_equal=True,
         )
     else:
+        if data.has_class:
+            message = sample_message(columns.sample, data.schema.names())
+            table = table.filter(fail_if((pl.col("n_classes") > 2).any(), message))
         table = table.with_columns(
             _pr_ece_k=pl.lit(None, pl.Float64), _pr_mce_k=pl.lit(None, pl.Float64)
         )

@@ -91,8 +91,8 @@ def _grid(n: int) -> pl.LazyFrame:
 
 def smooth_roc(
     log: FrameLike,
-    by: str | Iterable[str] | None = None,
     *,
+    by: str | Iterable[str] | None = None,
     method: str = "binormal",
     n: int = 512,
     model: str = "model",
@@ -124,9 +124,10 @@ def smooth_roc(
     log
         Score log (``DataFrame`` or ``LazyFrame``) in the contract's long format.
     by
-        Grouping columns; default ``(model, fold)``, with ``dataset`` first when the log
-        has one. ``by=()`` smooths one curve for the whole log. A log with a class column
-        gives one one-vs-rest curve per class, as :func:`polaroc.roc_curve`.
+        Keyword-only grouping columns; ``None`` (default) = (dataset, model, repeat, fold)
+        of the columns the log has (``model`` and ``fold`` always), ``()`` = one group,
+        a name or names = those; ``by=()`` smooths one curve for the whole log. A log with
+        a class column gives one one-vs-rest curve per class, as :func:`polaroc.roc_curve`.
     method
         ``"binormal"`` (default) or ``"density"``: pROC's kernel smooth with its
         defaults (bandwidth ``"nrd0"`` of the group's scores, Gaussian kernel): the two

@@ -73,8 +73,8 @@ _TABLE_FIELDS = ("threshold", *_COUNTS, "tpr", "fpr", "tnr", "fnr", "ppv", "npv"
 
 def threshold_table(
     log: FrameLike,
-    by: str | Iterable[str] | None = None,
     *,
+    by: str | Iterable[str] | None = None,
     weight: str | None = None,
     model: str = "model",
     fold: str = "fold",
@@ -97,8 +97,10 @@ def threshold_table(
     log
         Score log (``DataFrame`` or ``LazyFrame``) in the contract's long format.
     by
-        Grouping columns; ``None`` = (dataset, model, repeat, fold) of the columns the log
-        has, ``()`` = one group. A log with a class column also groups by class.
+        Keyword-only grouping columns; ``None`` (default) = (dataset, model, repeat, fold)
+        of the columns the log has (``model`` and ``fold`` always), ``()`` = one group,
+        a name or names = those. A log with a class column also groups by class
+        (one table per class).
     weight
         Name of a case-weight column: the counts are then sums of weights (``Float64``).
     model, fold, class_, score, label, dataset
@@ -144,8 +146,8 @@ def threshold_table(
 
 def det_curve(
     log: FrameLike,
-    by: str | Iterable[str] | None = None,
     *,
+    by: str | Iterable[str] | None = None,
     weight: str | None = None,
     model: str = "model",
     fold: str = "fold",
@@ -164,8 +166,12 @@ def det_curve(
 
     Parameters
     ----------
-    log, by, weight, model, fold, class_, score, label, dataset
+    log, weight, model, fold, class_, score, label, dataset
         As for :func:`threshold_table`.
+    by
+        Keyword-only grouping columns; ``None`` (default) = (dataset, model, repeat, fold)
+        of the columns the log has (``model`` and ``fold`` always), ``()`` = one group,
+        a name or names = those. A log with a class column also groups by class.
 
     Returns
     -------
@@ -242,8 +248,8 @@ def _gain_points(lift: bool) -> pl.Expr:
 
 def gain_curve(
     log: FrameLike,
-    by: str | Iterable[str] | None = None,
     *,
+    by: str | Iterable[str] | None = None,
     weight: str | None = None,
     model: str = "model",
     fold: str = "fold",
@@ -263,8 +269,12 @@ def gain_curve(
 
     Parameters
     ----------
-    log, by, weight, model, fold, class_, score, label, dataset
+    log, weight, model, fold, class_, score, label, dataset
         As for :func:`threshold_table`.
+    by
+        Keyword-only grouping columns; ``None`` (default) = (dataset, model, repeat, fold)
+        of the columns the log has (``model`` and ``fold`` always), ``()`` = one group,
+        a name or names = those. A log with a class column also groups by class.
 
     Returns
     -------
@@ -305,8 +315,8 @@ def gain_curve(
 
 def lift_curve(
     log: FrameLike,
-    by: str | Iterable[str] | None = None,
     *,
+    by: str | Iterable[str] | None = None,
     weight: str | None = None,
     model: str = "model",
     fold: str = "fold",
@@ -325,8 +335,12 @@ def lift_curve(
 
     Parameters
     ----------
-    log, by, weight, model, fold, class_, score, label, dataset
+    log, weight, model, fold, class_, score, label, dataset
         As for :func:`threshold_table`.
+    by
+        Keyword-only grouping columns; ``None`` (default) = (dataset, model, repeat, fold)
+        of the columns the log has (``model`` and ``fold`` always), ``()`` = one group,
+        a name or names = those. A log with a class column also groups by class.
 
     Returns
     -------
@@ -366,8 +380,8 @@ def lift_curve(
 
 def closest_topleft_point(
     log: FrameLike,
-    by: str | Iterable[str] | None = None,
     *,
+    by: str | Iterable[str] | None = None,
     cost_fp: float = 1.0,
     cost_fn: float = 1.0,
     normalize: bool = False,
@@ -388,8 +402,13 @@ def closest_topleft_point(
 
     Parameters
     ----------
-    log, by
-        As for :func:`polaroc.youden_point`.
+    log
+        Score log in the contract's long format.
+    by
+        Keyword-only grouping columns; ``None`` (default) = (dataset, model, repeat, fold)
+        of the columns the log has (``model`` and ``fold`` always), ``()`` = one group,
+        a name or names = those. A log with a class column also groups by class
+        (one point per class).
     cost_fp, cost_fn, normalize
         The costs the ``cost`` column reports at the point (as :func:`polaroc.youden_point`).
     model, fold, class_, score, label, dataset
@@ -456,8 +475,8 @@ def _criterion(metric: str, beta: float) -> Callable[[dict[str, pl.Expr]], pl.Ex
 
 def max_metric_point(
     log: FrameLike,
-    by: str | Iterable[str] | None = None,
     *,
+    by: str | Iterable[str] | None = None,
     metric: Metric = "f1",
     beta: float = 1.0,
     weight: str | None = None,
@@ -479,8 +498,12 @@ def max_metric_point(
 
     Parameters
     ----------
-    log, by, weight, model, fold, class_, score, label, dataset
+    log, weight, model, fold, class_, score, label, dataset
         As for :func:`threshold_table`.
+    by
+        Keyword-only grouping columns; ``None`` (default) = (dataset, model, repeat, fold)
+        of the columns the log has (``model`` and ``fold`` always), ``()`` = one group,
+        a name or names = those. A log with a class column also groups by class.
     metric
         ``"f1"``, ``"fbeta"`` (with ``beta``), ``"mcc"``, ``"cohen_kappa"`` or
         ``"balanced_accuracy"`` (the formulas of :mod:`polaroc.metrics.cutoff`).
@@ -519,7 +542,7 @@ def max_metric_point(
         raise ValueError(msg)
     table = threshold_table(
         log,
-        by,
+        by=by,
         weight=weight,
         model=model,
         fold=fold,
@@ -549,8 +572,8 @@ def max_metric_point(
 
 def top_k_accuracy(
     log: FrameLike,
-    by: str | Iterable[str] | None = None,
     *,
+    by: str | Iterable[str] | None = None,
     k: int = 2,
     weight: str | None = None,
     model: str = "model",
@@ -570,8 +593,12 @@ def top_k_accuracy(
 
     Parameters
     ----------
-    log, by, model, fold, class_, score, label, dataset
+    log, model, fold, class_, score, label, dataset
         As for :func:`threshold_table`.
+    by
+        Keyword-only grouping columns; ``None`` (default) = (dataset, model, repeat, fold)
+        of the columns the log has (``model`` and ``fold`` always), ``()`` = one group,
+        a name or names = those.
     k
         How many of the highest scores count (``>= 1``).
     weight
