@@ -1,9 +1,11 @@
-"""The tests built for repeated cross-validation, on all pairs of 100 models.
+"""The tests built for repeated cross-validation, on all pairs of 100 (and 20) models.
 
 A per-fold table of 100 models × 10 repeats × 10 folds (4,950 model pairs) gets the
 corrected repeated k-fold t (``pr.paired_ttest``) and the correlated Bayesian t
 (``pr.bayes_ttest``); a 100 models × 5 repeats × 2 folds table gets the 5 × 2 cv t
-and F tests. polaroc computes the four tables in one ``pl.collect_all``; the peer is a
+and F tests. The same four tables are timed on 20 models (190 pairs), where a
+table's fixed cost (validation, plan, scipy calls) weighs most (issue 26).
+polaroc computes the four tables in one ``pl.collect_all``; the peer is a
 Python loop over the pairs calling scipy (t and F tails on numpy formulas) and
 baycomp's ``CorrelatedTTest``. ``pr.bayes_signed_rank`` (100 models × 10 data sets,
 50,000 posterior samples a pair) is timed against baycomp's ``SignedRankTest`` loop,
@@ -11,7 +13,7 @@ which takes seconds a pair: it is timed on a subset of pairs and extrapolated to
 4,950. Every statistic is checked against the peer before anything is timed (1e-9;
 the signed-rank probabilities within Monte Carlo error, 0.02).
 
-Run: python -m benchmarks.bench_repeated [--models 100] [--repeat 3] [--baycomp-pairs 10]
+Run: python -m benchmarks.bench_repeated [--models 20,100] [--repeat 3] [--baycomp-pairs 10]
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ from benchmarks.common import DisagreementError, assert_agree, markdown, time_al
 POLAROC = "polaroc: 4 tables in one collect_all"
 LOOP = "scipy/baycomp loop over pairs"
 ROPE = 0.01
+SMALL = 20  # models of the small table (190 pairs)
 
 try:  # optional: the test extra has it, the bench extra does not
     import baycomp
@@ -137,7 +140,7 @@ def run_tables(models: int, repeats: int, folds: int, rounds: int) -> str:
             LOOP: lambda: loop(cv, five, folds),
         },
         rounds,
-        slow={LOOP: min(rounds, 2)},
+        slow={LOOP: rounds if models <= SMALL else min(rounds, 2)},  # 0.1 s at 20 models
     )
     pairs = models * (models - 1) // 2
     title = (
@@ -192,24 +195,32 @@ def run_signed_rank(models: int, datasets: int, samples: int, baycomp_pairs: int
     return "\n".join(lines)
 
 
+def table_rounds(models: int, rounds: int) -> int:
+    """Rounds for ``models``: a small table takes milliseconds, so time it more often."""
+    return rounds if models > SMALL else max(rounds, 25)
+
+
 def run(models: int, rounds: int, samples: int, baycomp_pairs: int) -> str:
-    return "\n\n".join(
-        [run_tables(models, 10, 10, rounds), run_signed_rank(models, 10, samples, baycomp_pairs)]
-    )
+    sizes = sorted({SMALL, models})
+    tables = [run_tables(m, 10, 10, table_rounds(m, rounds)) for m in sizes]
+    return "\n\n".join([*tables, run_signed_rank(models, 10, samples, baycomp_pairs)])
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--models", type=int, default=100)
+    parser.add_argument("--models", default=f"{SMALL},100", help="comma-separated model counts")
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--samples", type=int, default=50_000)
     parser.add_argument("--baycomp-pairs", type=int, default=10)
     parser.add_argument("--sections", default="tables,signed-rank")
     args = parser.parse_args()
+    sizes = [int(m) for m in args.models.split(",")]
     if "tables" in args.sections:
-        print(run_tables(args.models, 10, 10, args.repeat), flush=True)
+        for models in sizes:
+            rounds = table_rounds(models, args.repeat)
+            print(run_tables(models, 10, 10, rounds) + "\n", flush=True)
     if "signed-rank" in args.sections:
-        print(run_signed_rank(args.models, 10, args.samples, args.baycomp_pairs), flush=True)
+        print(run_signed_rank(max(sizes), 10, args.samples, args.baycomp_pairs), flush=True)
 
 
 if __name__ == "__main__":

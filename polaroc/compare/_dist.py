@@ -9,7 +9,7 @@ in-memory and streaming engines.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from functools import lru_cache
 from math import sqrt
 
@@ -25,6 +25,7 @@ __all__ = [
     "signed_rank_tails",
     "studentized_range_ppf",
     "studentized_range_sf",
+    "t_p_value",
     "t_ppf",
     "t_sf",
 ]
@@ -39,27 +40,54 @@ def _elementwise(function: Callable[..., np.ndarray], *args: pl.Expr | float) ->
     """Apply a vectorised numpy/scipy ``function`` to ``args`` as one ``Float64`` column.
 
     A row with any null argument gives null; NaN arguments give whatever scipy gives
-    (NaN), so a NaN statistic never becomes a finite p-value.
+    (NaN), so a NaN statistic never becomes a finite p-value. The arguments reach
+    ``function`` as ``Float64`` arrays of one length (a literal is broadcast);
+    one Python call per batch of result rows, with no per-call copies beyond the
+    arrays themselves.
     """
-    fields = [pl.lit(a) if not isinstance(a, pl.Expr) else a for a in args]
-    packed = pl.struct(*(f.cast(pl.Float64).alias(f"x{i}") for i, f in enumerate(fields)))
+    fields = [(a if isinstance(a, pl.Expr) else pl.lit(a)).cast(pl.Float64) for a in args]
 
-    def call(s: pl.Series) -> pl.Series:
-        columns = [s.struct.field(f"x{i}") for i in range(len(fields))]
-        missing = np.zeros(len(s), dtype=bool)
+    def call(columns: Sequence[pl.Series]) -> pl.Series:
+        lengths = [len(c) for c in columns]
+        if 0 in lengths:  # an empty column: a literal beside it broadcasts to nothing
+            return pl.Series(np.empty(0))
+        size = max(lengths)
+        missing: np.ndarray | None = None
+        arrays = []
         for column in columns:
-            missing |= column.is_null().to_numpy()
-        arrays = [c.fill_null(np.nan).to_numpy() for c in columns]
+            if column.has_nulls():
+                null = column.is_null().to_numpy()
+                missing = null if missing is None else missing | null
+            arrays.append(column.to_numpy())  # a null reads as NaN
+        arrays = [np.broadcast_to(a, (size,)) for a in arrays]
         with np.errstate(all="ignore"):
-            out = np.asarray(function(*arrays), dtype=float) if len(s) else np.empty(0)
-        return pl.Series(np.where(missing, np.nan, out)).set(pl.Series(missing), None)
+            out = np.asarray(function(*arrays), dtype=float)
+        result = pl.Series(out)
+        if missing is None:
+            return result
+        return result.scatter(np.flatnonzero(np.broadcast_to(missing, (size,))), None)
 
-    return packed.map_batches(call, return_dtype=pl.Float64, is_elementwise=True)
+    return pl.map_batches(fields, call, return_dtype=pl.Float64, is_elementwise=True)
 
 
 def t_sf(t: pl.Expr, df: pl.Expr | float) -> pl.Expr:
     """Upper tail of Student's t with ``df`` degrees of freedom (scipy, result rows only)."""
     return _elementwise(stats.t.sf, t, df)
+
+
+def t_p_value(t: pl.Expr, df: pl.Expr | float, alternative: str = "two-sided") -> pl.Expr:
+    """p-value of Student's t on ``df`` degrees of freedom for ``alternative``, one scipy call.
+
+    ``"greater"``: P(T ≥ t); ``"less"``: P(T ≤ t) = P(T ≥ −t); ``"two-sided"``:
+    2·P(T ≥ |t|), capped at 1, which is twice the smaller of the two tails (the t
+    distribution is symmetric, and scipy's tails are exactly so). Null when ``t`` or
+    ``df`` is null, NaN when either is NaN.
+    """
+    if alternative == "greater":
+        return t_sf(t, df)
+    if alternative == "less":
+        return t_sf(-t, df)
+    return (2.0 * t_sf(t.abs(), df)).clip(upper_bound=1.0)
 
 
 def t_ppf(q: pl.Expr | float, df: pl.Expr | float) -> pl.Expr:

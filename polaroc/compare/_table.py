@@ -21,6 +21,7 @@ from __future__ import annotations
 import numbers
 from collections.abc import Iterable
 from dataclasses import dataclass
+from functools import partial
 from typing import Any, Literal
 
 import polars as pl
@@ -458,16 +459,84 @@ def checked(
 ) -> pl.LazyFrame:
     """Return ``frame`` guarded by the design check (eager for a ``DataFrame`` input).
 
-    Both ``frame`` and the result are cached plan nodes: the check reads ``frame``
-    several times and the tests read the result several times, and without a cache
-    node each read copies the whole upstream plan (chained tables then grow
-    multiplicatively and take the optimizer seconds to deduplicate).
+    A ``DataFrame`` input is checked once, now: ``frame`` (a projection of it) is
+    collected, one aggregation tells whether the design is balanced (the listings
+    that quote the offending rows run only when it is not), and the result reads the
+    collected frame with no check left in its plan, so a small table does not pay
+    for the check twice.
+
+    For a ``LazyFrame`` both ``frame`` and the result are cached plan nodes: the
+    check reads ``frame`` several times and the tests read the result several
+    times, and without a cache node each read copies the whole upstream plan
+    (chained tables then grow multiplicatively and take the optimizer seconds to
+    deduplicate).
     """
-    frame = frame.cache()
-    found = design_problems(
-        frame, by=by, model=model, fold=fold, min_folds=min_folds, repeat=repeat,
+    design = partial(
+        design_problems, by=by, model=model, fold=fold, min_folds=min_folds, repeat=repeat,
         folds_per_repeat=folds_per_repeat,
     )  # fmt: skip
+    head, tail = _design_message(model, fold, repeat)
+    if isinstance(table, pl.DataFrame):
+        data = frame.collect()
+        sure = balanced(
+            data, by=by, model=model, fold=fold, min_folds=min_folds, repeat=repeat,
+            folds_per_repeat=folds_per_repeat,
+        )  # fmt: skip
+        problem = "" if sure else design(data.lazy()).collect().item()
+        if problem:
+            raise ValueError(head + problem + tail)
+        return data.lazy()
+    frame = frame.cache()
+    return guarded(table, frame, design(frame), head, tail).cache()
+
+
+def balanced(
+    data: pl.DataFrame,
+    *,
+    by: list[str],
+    model: str,
+    fold: str,
+    min_folds: int = 2,
+    repeat: str | None = None,
+    folds_per_repeat: int = 1,
+) -> bool:
+    """Whether ``data`` surely passes :func:`design_listings`: one aggregation, no listing.
+
+    Per by group, with no null key: as many rows as distinct (model, block) cells (no
+    duplicate), as many cells as models × blocks (none missing), at least
+    ``min_folds`` blocks and, with ``repeat``, at least ``folds_per_repeat`` folds in
+    every repeat. ``False`` means "run the listings" (they decide, and name the rows).
+    """
+    blocks = [fold] if repeat is None else [repeat, fold]
+    keys = [*by, model, *blocks]
+
+    def distinct(columns: list[str]) -> pl.Expr:
+        return pl.struct(columns).n_unique() if len(columns) > 1 else pl.col(columns[0]).n_unique()
+
+    sizes = [
+        pl.any_horizontal(pl.col(keys).is_null()).any().alias("null"),
+        pl.len().cast(pl.Int64).alias("rows"),
+        distinct([model, *blocks]).cast(pl.Int64).alias("cells"),
+        pl.col(model).n_unique().cast(pl.Int64).alias("models"),
+        distinct(blocks).cast(pl.Int64).alias("blocks"),
+    ]
+    if repeat is not None and folds_per_repeat > 1:
+        per_repeat = pl.struct(blocks).unique().struct.field(repeat).unique_counts()
+        sizes.append(per_repeat.min().alias("folds"))
+    found = data.group_by(by).agg(sizes) if by else data.select(sizes)
+    fine = (
+        ~pl.col("null")
+        & (pl.col("rows") == pl.col("cells"))
+        & (pl.col("cells") == pl.col("models") * pl.col("blocks"))
+        & (pl.col("blocks") >= min_folds)
+    )
+    if repeat is not None and folds_per_repeat > 1:
+        fine &= pl.col("folds") >= folds_per_repeat
+    return bool(found.select(fine.fill_null(value=False).all()).item())
+
+
+def _design_message(model: str, fold: str, repeat: str | None) -> tuple[str, str]:
+    """The head and tail of the unbalanced-design error around the listed rows."""
     if repeat is None:
         head = (
             f"polaroc: the per-fold table is not a balanced {model} × {fold} design (every "
@@ -487,7 +556,7 @@ def checked(
             f". Filter the table to complete ({model}, {repeat}, {fold}) sets, "
             "or fix the grouping (by=)."
         )
-    return guarded(table, frame, found, head, tail).cache()
+    return head, tail
 
 
 def read_fold_table(

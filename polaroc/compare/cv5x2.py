@@ -17,7 +17,7 @@ import polars as pl
 
 from polaroc._guard import guarded, listing, problems
 from polaroc._input import ColumnLike, FrameLike, as_lazy
-from polaroc.compare._dist import f_sf, t_sf
+from polaroc.compare._dist import f_sf, t_p_value
 from polaroc.compare._table import (
     Adjust,
     Alternative,
@@ -30,7 +30,6 @@ from polaroc.compare._table import (
     pair_differences,
     poisoned,
     read_fold_table,
-    two_sided,
     with_adjusted,
 )
 
@@ -104,7 +103,11 @@ def _five_by_two(
 
 
 def _checked_design(table: FrameLike, ft: FoldTable, caller: str) -> pl.LazyFrame:
-    """``ft.frame``, failing unless every by group has exactly 5 repeats × 2 folds."""
+    """``ft.frame``, failing unless every by group has exactly 5 repeats × 2 folds.
+
+    At once for a ``DataFrame`` input (whose ``ft.frame`` is already collected and
+    checked: the plan keeps no check), at collection for a ``LazyFrame``.
+    """
     assert ft.repeat is not None
     group: list[str | pl.Expr] = [*ft.by] or [pl.lit(0).alias("_pr_all")]
     # folds per repeat = (repeat, fold) cells / repeats: fold ids may restart or run on
@@ -120,6 +123,10 @@ def _checked_design(table: FrameLike, ft: FoldTable, caller: str) -> pl.LazyFram
         ". Run 5 repeats of 2-fold cross-validation, or use pr.paired_ttest (corrected "
         "repeated k-fold t) for other designs."
     )
+    if isinstance(table, pl.DataFrame):
+        if not wrong.select(pl.len()).collect().item():
+            return ft.frame
+        raise ValueError(head + found.collect().item() + tail)
     return guarded(table, ft.frame, found, head, tail)
 
 
@@ -229,7 +236,7 @@ def paired_ttest_5x2cv(
     )
     out = stats.with_columns(statistic=t, df=pl.lit(_REPEATS, dtype=pl.Int64))
     t_, df_ = pl.col("statistic"), pl.col("df")
-    out = out.with_columns(p_value=two_sided(t_sf(t_, df_), t_sf(-t_, df_), alternative))
+    out = out.with_columns(p_value=t_p_value(t_, df_, alternative))
     columns = [*keys, "n", "estimate", "statistic", "df", "p_value", "_pr_nan"]
     out = with_adjusted(out, columns, keys[:-2], alpha, adjust)
     return poisoned(out, "_pr_nan", keep=[*keys, "n", "df"]).sort(keys)

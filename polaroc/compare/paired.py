@@ -17,7 +17,7 @@ from typing import Any
 import polars as pl
 
 from polaroc._input import ColumnLike, FrameLike
-from polaroc.compare._dist import t_ppf, t_sf
+from polaroc.compare._dist import t_p_value, t_ppf
 from polaroc.compare._table import (
     Adjust,
     Alternative,
@@ -32,7 +32,6 @@ from polaroc.compare._table import (
     pair_differences,
     poisoned,
     read_fold_table,
-    two_sided,
     with_adjusted,
 )
 from polaroc.compare.registry import comparison
@@ -275,7 +274,7 @@ def _t_columns(
         ci_high=pl.when(df > 0).then(m + half),
     )
     t_, df_ = pl.col("statistic"), pl.col("df")
-    out = out.with_columns(p_value=two_sided(t_sf(t_, df_), t_sf(-t_, df_), alternative))
+    out = out.with_columns(p_value=t_p_value(t_, df_, alternative))
     columns = [*pairs, "n", "estimate", "statistic", "df", "p_value", "sd_diff", "ci_low"]
     columns += ["ci_high", "_pr_nan"]
     return with_adjusted(out, columns, pairs[:-2], alpha, adjust)
