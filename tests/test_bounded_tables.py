@@ -85,9 +85,7 @@ def sorted_rows(table: pl.DataFrame) -> pl.DataFrame:
 
 
 def assert_same(got: pl.DataFrame, want: pl.DataFrame) -> None:
-    assert_frame_equal(
-        sorted_rows(got), sorted_rows(want), abs_tol=TOL, rel_tol=0
-    )
+    assert_frame_equal(sorted_rows(got), sorted_rows(want), abs_tol=TOL, rel_tol=0)
 
 
 def write(log: pl.DataFrame, tmp_path: Path, layout: str, partition: str) -> Path:
