@@ -213,3 +213,25 @@ def test_a_bad_budget_or_log_fails_when_the_table_is_built(tmp_path):
             function(scan(path), max_rows=0)
         with pytest.raises(ValueError, match="nope"):
             function(scan(path), model="nope")
+
+
+@pytest.mark.parametrize("engine", ["in-memory", "streaming"])
+def test_the_batches_keep_each_table_in_its_order(engine, tmp_path, small_budget):
+    # a curve's points stay in curve order; the combined tables stay sorted by group
+    log = binary(np.random.default_rng(33), 3000)
+    path = write(log, tmp_path, "file", "model")
+    points = pr.roc_curve(scan(path)).collect(engine=engine)
+    assert len(small_budget) > 1
+    runs = (
+        points.with_row_index()
+        .group_by("model", "fold")
+        .agg(
+            descending=(pl.col("threshold").diff().drop_nulls() < 0).all(),
+            contiguous=(pl.col("index").diff().drop_nulls() == 1).all(),
+        )
+    )
+    assert runs["descending"].all()
+    assert runs["contiguous"].all()
+    for function in (pr.average_roc, pr.pooling_table):
+        got = function(scan(path)).collect(engine=engine)
+        assert_frame_equal(got, function(log).collect(), abs_tol=TOL, rel_tol=0)
