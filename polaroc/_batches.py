@@ -8,9 +8,12 @@ read with a filter that Polars pushes into the scan: hive partitions whose folde
 values are not in the batch are skipped, and Parquet row groups by their statistics.
 
 This module knows nothing of the tables it runs: a table is any function from a
-batch of the log to a per-group table. :func:`bounded` is the one call a table
-function makes to bound itself (``pr.evaluate`` uses it for ``max_rows=``), and
-:func:`auto_rows` is the rule behind ``max_rows="auto"``.
+batch of the log to a per-group table. :func:`bounded_plan` is the one call a table
+function makes to bound itself (``pr.multiclass_auc``, ``pr.pairwise_auc``,
+``pr.proportion_correct``, ``pr.roc_curve`` and the pooled and averaged curves use it for
+``max_rows=``; :func:`bounded` is the same call for a table given as a function, as
+``pr.evaluate`` uses it), and :func:`auto_rows` is the rule behind ``max_rows="auto"``.
+A table run on one batch never bounds itself again by default (see :func:`scans_files`).
 """
 
 from __future__ import annotations
@@ -18,7 +21,8 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Callable, Iterable, Iterator
-from typing import Literal
+from contextvars import ContextVar
+from typing import Literal, TypeVar
 
 import polars as pl
 
@@ -26,11 +30,14 @@ __all__ = [
     "AUTO",
     "BATCH",
     "MaxRows",
+    "Plan",
     "Table",
     "auto_rows",
     "batch_results",
     "bounded",
+    "bounded_plan",
     "group_sizes",
+    "in_batch",
     "lazy_batches",
     "positive_rows",
     "scans_files",
@@ -38,10 +45,14 @@ __all__ = [
     "with_batches",
 ]
 
+_T = TypeVar("_T")
 Table = Callable[[pl.LazyFrame], pl.LazyFrame | pl.DataFrame]
 LazyTable = Callable[[pl.LazyFrame], pl.LazyFrame]
 Engine = Literal["streaming", "in-memory"]
 MaxRows = int | Literal["auto"] | None
+# a table function's plan: the unbounded table of a log and the log columns its groups
+# are cut along (empty: one group, nothing to batch)
+Plan = Callable[[pl.DataFrame | pl.LazyFrame], tuple[pl.LazyFrame, list[str]]]
 
 AUTO = "auto"
 BATCH = "batch"
@@ -60,6 +71,8 @@ _MIN_ROWS = 100_000
 _SAMPLE_ROWS = 10_000
 _FILE_SCAN = re.compile(r"^\s*(?!PYTHON\b)\w+ SCAN \[", re.MULTILINE)
 _CACHE = re.compile(r"^\s*CACHE\[", re.MULTILINE)
+# set while a table is built for one batch: its rows are bounded already
+_IN_BATCH: ContextVar[bool] = ContextVar("polaroc_in_batch", default=False)
 
 
 def positive_rows(value: object, *, name: str = "max_rows") -> int:
@@ -80,8 +93,12 @@ def scans_files(frame: pl.LazyFrame) -> bool:
     files Polars reads). A plan with a ``CACHE`` (``scan.cache()``, the way to share
     one read of the log between tables) does not count: the cache holds the whole
     log for its other readers anyway, and batches would read the files once more.
-    Printing the plan reads no data.
+    Nor does a batch's part of the log while its table is built (inside
+    :func:`batch_results`): it is bounded already, and ``max_rows="auto"`` must not
+    cut it again. Printing the plan reads no data.
     """
+    if _IN_BATCH.get():
+        return False
     plan = frame.explain(optimized=False)
     return bool(_FILE_SCAN.search(plan)) and not _CACHE.search(plan)
 
@@ -183,16 +200,29 @@ def batch_results(
         rows = int(sizes[_N_ROWS].sum())
         max_rows = auto_rows(rows, row_bytes(frame), available_memory())
         if rows <= max_rows:
-            yield _keyed(_run(table(frame), engine), by)
+            yield _keyed(_run(in_batch(table, frame), engine), by)
             return
     plan = with_batches(sizes, positive_rows(max_rows)).collect()
     for batch in _tracked(plan.partition_by(BATCH, maintain_order=True), progress):
         part = select_groups(frame, batch.select(by))
-        yield _keyed(_run(table(part), engine), by)
+        yield _keyed(_run(in_batch(table, part), engine), by)
+
+
+def in_batch(table: Callable[[pl.LazyFrame], _T], part: pl.LazyFrame) -> _T:
+    """``table(part)`` built as a batch's table: ``max_rows="auto"`` in it is the plain plan."""
+    token = _IN_BATCH.set(True)
+    try:
+        return table(part)
+    finally:
+        _IN_BATCH.reset(token)
 
 
 def lazy_batches(
-    frame: pl.LazyFrame, table: LazyTable, by: list[str], max_rows: int | Literal["auto"]
+    frame: pl.LazyFrame,
+    table: LazyTable,
+    by: list[str],
+    max_rows: int | Literal["auto"],
+    schema: pl.Schema | None = None,
 ) -> pl.LazyFrame:
     """``table(frame)`` as a lazy frame that evaluates whole groups a batch at a time.
 
@@ -202,7 +232,7 @@ def lazy_batches(
     with other lazy tables and ``pl.collect_all`` like any scan, and the columns,
     filters and row limits of the query above it are applied to each batch's result.
     A query that needs none of its columns (``pl.len()``, ``with_row_index``) still
-    gets one row per group.
+    gets one row per group. ``schema``: the table's, when the caller has it already.
     """
     from polars.io.plugins import register_io_source
 
@@ -225,7 +255,8 @@ def lazy_batches(
             if left == 0:
                 return
 
-    schema = table(frame).collect_schema()
+    if schema is None:
+        schema = in_batch(table, frame).collect_schema()
     return register_io_source(batches, schema=schema, explain_name="polaroc batches").cache()
 
 
@@ -237,21 +268,34 @@ def bounded(
 ) -> pl.LazyFrame:
     """``table(log)``, bounded to whole groups of ``by`` about ``max_rows`` rows at a time.
 
-    The one call a per-group table function makes to bound its memory (e.g.
-    ``bounded(log, partial(multiclass_auc, max_rows=None, ...), keys, max_rows)``).
-    ``None``: the plain plan, one query. A number: the batches of :func:`lazy_batches`.
-    ``"auto"``: batches when ``log`` is a ``LazyFrame`` whose plan scans files
-    (:func:`scans_files`), sized when collected by :func:`auto_rows`; the plain plan,
-    at no cost, for a ``DataFrame`` or an in-memory plan. ``table`` must not bound
-    itself again, and its groups must include ``by``.
+    :func:`bounded_plan` for a table given as a function and its groups ``by``
+    (e.g. ``bounded(log, partial(evaluate, max_rows=None, ...), keys, max_rows)``).
+    ``table`` must not bound itself again, and its groups must include ``by``.
     """
-    if max_rows is None or not by:
-        return table(log)
-    if max_rows == AUTO:
-        if isinstance(log, pl.DataFrame) or not scans_files(log):
-            return table(log)
-        return lazy_batches(log, table, by, AUTO)
-    return lazy_batches(log.lazy(), table, by, positive_rows(max_rows))
+    return bounded_plan(log, lambda frame: (table(frame), list(by)), max_rows)
+
+
+def bounded_plan(log: pl.DataFrame | pl.LazyFrame, plan: Plan, max_rows: object) -> pl.LazyFrame:
+    """``plan(log)``'s table, bounded to whole groups about ``max_rows`` rows at a time.
+
+    The one call a per-group table function makes to honour ``max_rows=``: ``plan``
+    maps a log to the table's unbounded plan and the log columns its groups are cut
+    along (``by``; the table's groups may be finer, e.g. a class within them). The
+    plan of the whole log is built first, so a bad log fails when the table is
+    built, whatever ``max_rows``. ``None``, or no ``by`` (one group): that plain
+    plan, one query. A number: the batches of :func:`lazy_batches`. ``"auto"``:
+    batches when ``log`` is a ``LazyFrame`` whose plan scans files
+    (:func:`scans_files`), sized when collected by :func:`auto_rows`; the plain plan,
+    at no cost, for a ``DataFrame``, an in-memory plan or one batch's part of a log.
+    """
+    rows = check_max_rows(max_rows)
+    table, by = plan(log)
+    if rows is None or not by:
+        return table
+    if rows == AUTO and (isinstance(log, pl.DataFrame) or not scans_files(log)):
+        return table
+    schema = table.collect_schema()
+    return lazy_batches(log.lazy(), lambda part: plan(part)[0], by, rows, schema)
 
 
 def check_max_rows(max_rows: object) -> MaxRows:

@@ -15,11 +15,14 @@ per group until the final ``explode``, so a curve never needs a window function.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from functools import partial
+from typing import Literal
 
 import numpy as np
 import polars as pl
 
 from polaroc import _counts as c
+from polaroc._batches import bounded_plan
 from polaroc._curves import (
     as_grid,
     curve_input,
@@ -64,6 +67,7 @@ def roc_curve(
     label: str = "label",
     dataset: str = "dataset",
     weight: str | None = None,
+    max_rows: int | Literal["auto"] | None = "auto",
 ) -> pl.LazyFrame:
     """The empirical ROC curve of each group, as a long table of points.
 
@@ -115,6 +119,19 @@ def roc_curve(
         row. A negative, NaN or infinite weight raises ``ValueError`` (for a
         ``LazyFrame``, when collected). With weights, ``drop_intermediate`` tests the
         steps for parallelism in floating point.
+    max_rows
+        Bound the memory of the query, as :func:`polaroc.evaluate` does: when the
+        result is collected, compute whole groups (of ``by``) about ``max_rows`` rows
+        at a time instead of holding every group until the end of the log (a query
+        that orders every group holds several times the log's in-memory size).
+        ``"auto"`` (default): bounded when ``log`` is a ``LazyFrame`` whose plan scans
+        files (``pl.scan_parquet``, :func:`polaroc.scan_logs`, CSV, IPC, NDJSON) and
+        has no ``.cache()``; the plain plan, at no extra cost, for a ``DataFrame`` or
+        an in-memory ``LazyFrame``. The batch size is :func:`polaroc.evaluate`'s rule:
+        ``b = min(N·s/4, A/2) / (8·s)`` rows, at least 100,000, for a log of ``N`` rows
+        of ``s`` bytes each and ``A`` bytes of memory available; a log of ``b`` rows or
+        fewer runs as one query, unfiltered. ``None``: always one query over the whole
+        log. A number (NumPy integers too): that many rows a batch.
 
     Returns
     -------
@@ -176,12 +193,30 @@ def roc_curve(
         model=model, fold=fold, class_=class_, score=score, label=label, dataset=dataset
     )
     grid = None if thresholds is None else as_grid(thresholds)
+    plan = partial(
+        _roc_curve, by=by, columns=columns, grid=grid, drop_intermediate=drop_intermediate,
+        weight=weight,
+    )  # fmt: skip
+    return bounded_plan(log, plan, max_rows)
+
+
+def _roc_curve(
+    log: FrameLike,
+    *,
+    by: str | Iterable[str] | None,
+    columns: LogColumns,
+    grid: np.ndarray | None,
+    drop_intermediate: bool,
+    weight: str | None,
+) -> tuple[pl.LazyFrame, list[str]]:
+    """:func:`roc_curve`'s plan over the whole log, and ``by`` (the curves' keys but the class)."""
     frame, keys = curve_input(log, by, columns, weight)
     curves = curve_lists(frame, keys, grid, weighted=weight is not None)
     curve = pl.col("curve")
     if drop_intermediate:
         curve = without_intermediate(curve)
-    return explode_curves(curves, keys, ("threshold", "fpr", "tpr", "tp", "fp"), curve)
+    points = explode_curves(curves, keys, ("threshold", "fpr", "tpr", "tp", "fp"), curve)
+    return points, [k for k in keys if k != columns.class_]
 
 
 # ------------------------------------------------------------------ areas

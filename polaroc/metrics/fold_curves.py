@@ -19,12 +19,14 @@ the fold AUCs next to the pooled AUC so the pooling bias is visible.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from functools import partial
 from typing import Literal
 
 import numpy as np
 import polars as pl
 
 from polaroc import _counts as c
+from polaroc._batches import bounded_plan
 from polaroc._curves import NAN, as_grid, curve_input, curve_lists, with_origin, with_rates
 from polaroc._input import FrameLike, LogColumns, as_int, as_lazy, as_names, is_integer
 from polaroc._log import pooled_by
@@ -67,6 +69,7 @@ def pooled_roc(
     label: str = "label",
     dataset: str = "dataset",
     weight: str | None = None,
+    max_rows: int | Literal["auto"] | None = "auto",
 ) -> pl.LazyFrame:
     """Bradley's pooled ROC curve: all folds' scores together, one curve per group.
 
@@ -93,6 +96,20 @@ def pooled_roc(
     weight
         Optional case-weight column, as for :func:`polaroc.roc_curve` (the pooled
         counts are sums of weights).
+    max_rows
+        Bound the memory of the query, as :func:`polaroc.evaluate` does: when the
+        result is collected, compute whole groups (of ``by``: all the folds of a
+        model) about ``max_rows`` rows at a time instead of holding every group until
+        the end of the log. ``"auto"`` (default): bounded when ``log`` is a
+        ``LazyFrame`` whose plan scans files (``pl.scan_parquet``,
+        :func:`polaroc.scan_logs`, CSV, IPC, NDJSON) and has no ``.cache()``; the
+        plain plan, at no extra cost, for a ``DataFrame`` or an in-memory
+        ``LazyFrame``. The batch size is :func:`polaroc.evaluate`'s rule:
+        ``b = min(N·s/4, A/2) / (8·s)`` rows, at least 100,000, for a log of ``N`` rows
+        of ``s`` bytes each and ``A`` bytes of memory available; a log of ``b`` rows or
+        fewer runs as one query, unfiltered (a group larger than ``b``, e.g. a model
+        with all its folds, is a batch of its own). ``None``: always one query over the
+        whole log. A number (NumPy integers too): that many rows a batch.
 
     Returns
     -------
@@ -150,6 +167,7 @@ def pooled_roc(
         label=label,
         dataset=dataset,
         weight=weight,
+        max_rows=max_rows,
     )
 
 
@@ -184,6 +202,7 @@ def pooling_table(
     score: str = "score",
     label: str = "label",
     dataset: str = "dataset",
+    max_rows: int | Literal["auto"] | None = "auto",
 ) -> pl.LazyFrame:
     """Averaged against pooled AUC per group: Bradley's two ways of combining folds.
 
@@ -205,6 +224,20 @@ def pooling_table(
         ``by`` holding ``repeat`` combines each repeat's folds.
     model, fold, class_, score, label, dataset
         Names of the log's columns.
+    max_rows
+        Bound the memory of the query, as :func:`polaroc.evaluate` does: when the
+        result is collected, compute whole groups (of ``by``: all the folds of a
+        model) about ``max_rows`` rows at a time instead of holding every group until
+        the end of the log. ``"auto"`` (default): bounded when ``log`` is a
+        ``LazyFrame`` whose plan scans files (``pl.scan_parquet``,
+        :func:`polaroc.scan_logs`, CSV, IPC, NDJSON) and has no ``.cache()``; the
+        plain plan, at no extra cost, for a ``DataFrame`` or an in-memory
+        ``LazyFrame``. The batch size is :func:`polaroc.evaluate`'s rule:
+        ``b = min(N·s/4, A/2) / (8·s)`` rows, at least 100,000, for a log of ``N`` rows
+        of ``s`` bytes each and ``A`` bytes of memory available; a log of ``b`` rows or
+        fewer runs as one query, unfiltered (a group larger than ``b``, e.g. a model
+        with all its folds, is a batch of its own). ``None``: always one query over the
+        whole log. A number (NumPy integers too): that many rows a batch.
 
     Returns
     -------
@@ -237,6 +270,13 @@ def pooling_table(
     columns = LogColumns(
         model=model, fold=fold, class_=class_, score=score, label=label, dataset=dataset
     )
+    return bounded_plan(log, partial(_pooling_table, by=by, columns=columns), max_rows)
+
+
+def _pooling_table(
+    log: FrameLike, *, by: str | Iterable[str] | None, columns: LogColumns
+) -> tuple[pl.LazyFrame, list[str]]:
+    """:func:`pooling_table`'s plan over the whole log, and the groups the folds are combined in."""
     frame, keys, outer = _fold_input(log, by, columns)
     fold_auc = frame.group_by(keys).agg(auc(SCORE, POSITIVE))
     averaged = fold_auc.group_by(outer).agg(
@@ -248,7 +288,7 @@ def pooling_table(
     pooled = frame.group_by(outer).agg(auc(SCORE, POSITIVE).alias("auc_pooled"))
     table = _join(averaged, pooled, outer)
     table = table.with_columns(pooling_bias=pl.col("auc_pooled") - pl.col("auc_mean"))
-    return table.sort(outer, maintain_order=True)
+    return table.sort(outer, maintain_order=True), _batch_keys(outer, columns)
 
 
 # ------------------------------------------------------------------ averaged curves
@@ -401,6 +441,7 @@ def average_roc(
     label: str = "label",
     dataset: str = "dataset",
     weight: str | None = None,
+    max_rows: int | Literal["auto"] | None = "auto",
 ) -> pl.LazyFrame:
     """The folds' ROC curves averaged into one curve per group, with a pointwise band.
 
@@ -445,6 +486,20 @@ def average_roc(
         Optional case-weight column: each fold's curve is its weighted curve (as
         :func:`polaroc.roc_curve` with ``weight``); the folds are still averaged with
         equal weight, as Fawcett's algorithms do.
+    max_rows
+        Bound the memory of the query, as :func:`polaroc.evaluate` does: when the
+        result is collected, compute whole groups (of ``by``: all the folds of a
+        model) about ``max_rows`` rows at a time instead of holding every group until
+        the end of the log. ``"auto"`` (default): bounded when ``log`` is a
+        ``LazyFrame`` whose plan scans files (``pl.scan_parquet``,
+        :func:`polaroc.scan_logs`, CSV, IPC, NDJSON) and has no ``.cache()``; the
+        plain plan, at no extra cost, for a ``DataFrame`` or an in-memory
+        ``LazyFrame``. The batch size is :func:`polaroc.evaluate`'s rule:
+        ``b = min(N·s/4, A/2) / (8·s)`` rows, at least 100,000, for a log of ``N`` rows
+        of ``s`` bytes each and ``A`` bytes of memory available; a log of ``b`` rows or
+        fewer runs as one query, unfiltered (a group larger than ``b``, e.g. a model
+        with all its folds, is a batch of its own). ``None``: always one query over the
+        whole log. A number (NumPy integers too): that many rows a batch.
 
     Returns
     -------
@@ -488,27 +543,51 @@ def average_roc(
     columns = LogColumns(
         model=model, fold=fold, class_=class_, score=score, label=label, dataset=dataset
     )
+    if method not in ("vertical", "threshold"):
+        msg = f"method must be 'vertical' or 'threshold', got {method!r}"
+        raise ValueError(msg)
+    plan = partial(
+        _average_roc, by=by, columns=columns, weight=weight, method=method, grid=grid, level=level
+    )
+    return bounded_plan(log, plan, max_rows)
+
+
+def _average_roc(
+    log: FrameLike,
+    *,
+    by: str | Iterable[str] | None,
+    columns: LogColumns,
+    weight: str | None,
+    method: Literal["vertical", "threshold"],
+    grid: int | Sequence[float] | np.ndarray,
+    level: float,
+) -> tuple[pl.LazyFrame, list[str]]:
+    """:func:`average_roc`'s plan over the whole log, and the groups the folds are combined in."""
     frame, keys, outer = _fold_input(log, by, columns, weight)
     weighted = weight is not None
     if method == "vertical":
         points = _vertical(frame, keys, _fpr_grid(grid), weighted=weighted)
         stats = [*_band("tpr", level), _n_folds()]
-        return points.group_by(*outer, "fpr").agg(stats).sort(*outer, "fpr")
-    if method == "threshold":
-        points = _threshold(frame, keys, outer, grid, weighted=weighted)
-        stats = [
-            pl.col("threshold").first(),
-            *_band("fpr", level),
-            *_band("tpr", level),
-            _n_folds(),
-        ]
-        averaged = points.group_by(*outer, "point").agg(stats).sort(*outer, "point")
-        return averaged.select(
-            *outer,
-            "threshold",
-            "fpr",
-            "tpr",
-            pl.exclude(*outer, "threshold", "fpr", "tpr", "point"),
-        )
-    msg = f"method must be 'vertical' or 'threshold', got {method!r}"  # type: ignore[unreachable]  # untyped callers
-    raise ValueError(msg)
+        table = points.group_by(*outer, "fpr").agg(stats).sort(*outer, "fpr")
+        return table, _batch_keys(outer, columns)
+    points = _threshold(frame, keys, outer, grid, weighted=weighted)
+    stats = [
+        pl.col("threshold").first(),
+        *_band("fpr", level),
+        *_band("tpr", level),
+        _n_folds(),
+    ]
+    averaged = points.group_by(*outer, "point").agg(stats).sort(*outer, "point")
+    table = averaged.select(
+        *outer,
+        "threshold",
+        "fpr",
+        "tpr",
+        pl.exclude(*outer, "threshold", "fpr", "tpr", "point"),
+    )
+    return table, _batch_keys(outer, columns)
+
+
+def _batch_keys(outer: list[str], columns: LogColumns) -> list[str]:
+    """The log columns batches are cut along: the combined groups' keys but the class."""
+    return [k for k in outer if k != columns.class_]

@@ -40,9 +40,12 @@ Awkward input (see the design contract)
 from __future__ import annotations
 
 from collections.abc import Iterable
+from functools import partial
+from typing import Literal
 
 import polars as pl
 
+from polaroc._batches import bounded_plan
 from polaroc._blocks import (
     FLAG_COUNTS,
     USABLE,
@@ -82,6 +85,7 @@ def pairwise_auc(
     dataset: str = "dataset",
     repeat: str = "repeat",
     weight: str | None = None,
+    max_rows: int | Literal["auto"] | None = "auto",
 ) -> pl.LazyFrame:
     """Hand & Till's (2001) pairwise separability table: one row per group and class pair.
 
@@ -125,6 +129,19 @@ def pairwise_auc(
         this is the pairwise weighting of scikit-learn's ``sample_weight``, so integer
         weights equal repeated samples. Null and zero weights drop the row; a
         negative, NaN or infinite weight raises ``ValueError``.
+    max_rows
+        Bound the memory of the query, as :func:`polaroc.evaluate` does: when the
+        result is collected, compute whole groups (of ``by``) about ``max_rows`` rows
+        at a time instead of holding every group until the end of the log (a query
+        that orders every group holds several times the log's in-memory size).
+        ``"auto"`` (default): bounded when ``log`` is a ``LazyFrame`` whose plan scans
+        files (``pl.scan_parquet``, :func:`polaroc.scan_logs`, CSV, IPC, NDJSON) and
+        has no ``.cache()``; the plain plan, at no extra cost, for a ``DataFrame`` or
+        an in-memory ``LazyFrame``. The batch size is :func:`polaroc.evaluate`'s rule:
+        ``b = min(N·s/4, A/2) / (8·s)`` rows, at least 100,000, for a log of ``N`` rows
+        of ``s`` bytes each and ``A`` bytes of memory available; a log of ``b`` rows or
+        fewer runs as one query, unfiltered. ``None``: always one query over the whole
+        log. A number (NumPy integers too): that many rows a batch.
 
     Returns
     -------
@@ -166,24 +183,7 @@ def pairwise_auc(
         model=model, fold=fold, class_=class_, score=score, label=label, dataset=dataset,
         repeat=repeat,
     )  # fmt: skip
-    parsed, frame = read_classes(log, by=by, columns=columns, weight=weight)
-    by_ = parsed.groups
-    sums, dups = keyed_blocks(frame, parsed, by_, weighted=weight is not None)
-    dirs = directions(sums, by_, weighted=weight is not None)
-    table = checked_keys(pairs(dirs, by_), dups, parsed, by_)
-    return table.select(
-        *parsed.by,
-        "class_i",
-        "class_j",
-        "a_i_j",
-        "a_j_i",
-        "a",
-        "n_i",
-        "n_j",
-        "sauc_i_j",
-        "sauc_j_i",
-        "sauc",
-    )
+    return bounded_plan(log, partial(_pairwise, by=by, columns=columns, weight=weight), max_rows)
 
 
 def multiclass_auc(
@@ -198,6 +198,7 @@ def multiclass_auc(
     dataset: str = "dataset",
     repeat: str = "repeat",
     weight: str | None = None,
+    max_rows: int | Literal["auto"] | None = "auto",
 ) -> pl.LazyFrame:
     """Hand & Till's M, the multiclass scored AUC and one-vs-rest AUCs, per group.
 
@@ -238,6 +239,19 @@ def multiclass_auc(
         weights its pairs w_i·w_j (see :func:`pairwise_auc`), the one-vs-rest AUCs
         are scikit-learn's with ``sample_weight`` and ``auc_ovr_weighted`` weights
         the classes by their total weight.
+    max_rows
+        Bound the memory of the query, as :func:`polaroc.evaluate` does: when the
+        result is collected, compute whole groups (of ``by``) about ``max_rows`` rows
+        at a time instead of holding every group until the end of the log (a query
+        that orders every group holds several times the log's in-memory size).
+        ``"auto"`` (default): bounded when ``log`` is a ``LazyFrame`` whose plan scans
+        files (``pl.scan_parquet``, :func:`polaroc.scan_logs`, CSV, IPC, NDJSON) and
+        has no ``.cache()``; the plain plan, at no extra cost, for a ``DataFrame`` or
+        an in-memory ``LazyFrame``. The batch size is :func:`polaroc.evaluate`'s rule:
+        ``b = min(N·s/4, A/2) / (8·s)`` rows, at least 100,000, for a log of ``N`` rows
+        of ``s`` bytes each and ``A`` bytes of memory available; a log of ``b`` rows or
+        fewer runs as one query, unfiltered. ``None``: always one query over the whole
+        log. A number (NumPy integers too): that many rows a batch.
 
     Returns
     -------
@@ -273,17 +287,8 @@ def multiclass_auc(
         model=model, fold=fold, class_=class_, score=score, label=label, dataset=dataset,
         repeat=repeat,
     )  # fmt: skip
-    parsed, frame = read_classes(log, by=by, columns=columns, weight=weight)
-    by_ = parsed.groups
-    sums, dups = keyed_blocks(frame, parsed, by_, weighted=weight is not None)
-    sums = sums.cache()
-    weighted = weight is not None
-    dirs = directions(sums, by_, weighted=weighted)
-    table = m_table(sums, dirs, by_).join(
-        one_vs_rest(dirs, by_, weighted=weighted), on=by_, how="left", nulls_equal=True
-    )
-    metrics = ("n_classes", "auc", "sauc", "auc_ovr_macro", "auc_ovr_weighted")
-    return checked_keys(table, dups, parsed, by_).select(*parsed.by, *metrics)
+    plan = partial(_multiclass, by=by, columns=columns, weight=weight)
+    return bounded_plan(log, plan, max_rows)
 
 
 def proportion_correct(
@@ -299,6 +304,7 @@ def proportion_correct(
     sample: str = "sample",
     dataset: str = "dataset",
     repeat: str = "repeat",
+    max_rows: int | Literal["auto"] | None = "auto",
 ) -> pl.LazyFrame:
     """Hand & Till's two proportion-correct measures, C₁ and C₂, per group.
 
@@ -333,6 +339,19 @@ def proportion_correct(
         that row's class iff ``score >= threshold``.
     model, fold, class_, score, label, sample, dataset, repeat
         The log's column names.
+    max_rows
+        Bound the memory of the query, as :func:`polaroc.evaluate` does: when the
+        result is collected, compute whole groups (of ``by``) about ``max_rows`` rows
+        at a time instead of holding every group until the end of the log (a query
+        that orders every group holds several times the log's in-memory size).
+        ``"auto"`` (default): bounded when ``log`` is a ``LazyFrame`` whose plan scans
+        files (``pl.scan_parquet``, :func:`polaroc.scan_logs`, CSV, IPC, NDJSON) and
+        has no ``.cache()``; the plain plan, at no extra cost, for a ``DataFrame`` or
+        an in-memory ``LazyFrame``. The batch size is :func:`polaroc.evaluate`'s rule:
+        ``b = min(N·s/4, A/2) / (8·s)`` rows, at least 100,000, for a log of ``N`` rows
+        of ``s`` bytes each and ``A`` bytes of memory available; a log of ``b`` rows or
+        fewer runs as one query, unfiltered. ``None``: always one query over the whole
+        log. A number (NumPy integers too): that many rows a batch.
 
     Returns
     -------
@@ -369,6 +388,48 @@ def proportion_correct(
         model=model, fold=fold, class_=class_, score=score, label=label, sample=sample,
         dataset=dataset, repeat=repeat,
     )  # fmt: skip
+    plan = partial(_proportion_correct, by=by, threshold=threshold, columns=columns)
+    return bounded_plan(log, plan, max_rows)
+
+
+# ------------------------------------------------------------------ unbounded plans
+# Each returns its table's plan over the whole log and the columns its groups are cut
+# along (``by``), for ``bounded_plan``.
+
+
+def _pairwise(
+    log: FrameLike, *, by: str | Iterable[str] | None, columns: LogColumns, weight: str | None
+) -> tuple[pl.LazyFrame, list[str]]:
+    parsed, frame = read_classes(log, by=by, columns=columns, weight=weight)
+    by_ = parsed.groups
+    sums, dups = keyed_blocks(frame, parsed, by_, weighted=weight is not None)
+    dirs = directions(sums, by_, weighted=weight is not None)
+    table = checked_keys(pairs(dirs, by_), dups, parsed, by_)
+    pair_columns = ("class_i", "class_j", "a_i_j", "a_j_i", "a", "n_i", "n_j")
+    sauc = ("sauc_i_j", "sauc_j_i", "sauc")
+    return table.select(*parsed.by, *pair_columns, *sauc), parsed.by
+
+
+def _multiclass(
+    log: FrameLike, *, by: str | Iterable[str] | None, columns: LogColumns, weight: str | None
+) -> tuple[pl.LazyFrame, list[str]]:
+    parsed, frame = read_classes(log, by=by, columns=columns, weight=weight)
+    by_ = parsed.groups
+    sums, dups = keyed_blocks(frame, parsed, by_, weighted=weight is not None)
+    sums = sums.cache()
+    weighted = weight is not None
+    dirs = directions(sums, by_, weighted=weighted)
+    table = m_table(sums, dirs, by_).join(
+        one_vs_rest(dirs, by_, weighted=weighted), on=by_, how="left", nulls_equal=True
+    )
+    metrics = ("n_classes", "auc", "sauc", "auc_ovr_macro", "auc_ovr_weighted")
+    return checked_keys(table, dups, parsed, by_).select(*parsed.by, *metrics), parsed.by
+
+
+def _proportion_correct(
+    log: FrameLike, *, by: str | Iterable[str] | None, threshold: float, columns: LogColumns
+) -> tuple[pl.LazyFrame, list[str]]:
+    sample = columns.sample
     parsed, frame = read_classes(log, by=by, columns=columns)
     if not parsed.has_class:
         flagged = frame.with_columns(row_flags(columns, False, threshold))
@@ -380,7 +441,7 @@ def proportion_correct(
         if keyed:
             table = unique_keys(table, parsed.groups, within, sample)
         table = table.select(*parsed.by, "n", "c1")
-        return table.with_columns(pl.lit(None, pl.Float64).alias("c2"))
+        return table.with_columns(pl.lit(None, pl.Float64).alias("c2")), parsed.by
     if not parsed.has(sample):
         msg = (
             f"proportion_correct needs the {sample!r} column to tie a sample's class rows "
@@ -394,4 +455,4 @@ def proportion_correct(
     table = c1_table(frame, by_, sample, threshold, within).join(
         c2_table(frame, by_, sample), on=by_, how="left", nulls_equal=True
     )
-    return unique_keys(table, by_, within, sample).select(*parsed.by, "n", "c1", "c2")
+    return unique_keys(table, by_, within, sample).select(*parsed.by, "n", "c1", "c2"), parsed.by
