@@ -62,7 +62,7 @@ __all__ = [
     "score_counts",
     "sorted_rows",
     "threshold_counts",
-    "weighted_auc_of_sorted",
+    "weighted_auc",
 ]
 
 _E = pl.element()
@@ -199,25 +199,43 @@ def rank_stats(score: pl.Expr, positive: pl.Expr) -> pl.Expr:
     return sorted_path.list.concat(counts_path).list.eval(total)
 
 
-def weighted_auc_of_sorted() -> pl.Expr:
-    """Inside ``list.eval`` on ``sorted_rows(score, positive, weight)``: the weighted AUC.
+def weighted_auc(score: pl.Expr, positive: pl.Expr, weight: pl.Expr) -> pl.Expr:
+    """Per group: the weighted AUC from the rows in score order (one sort).
 
     Each (positive, negative) pair counts w₊·w₋, ties ½ (scikit-learn's
-    ``roc_auc_score(..., sample_weight=w)``): U = Σ over positives of w₊ times the
-    negatives' weight strictly below its tie run plus half the run's, written as the
-    mean of the negatives' running weight before the run and at its end. Null when
-    either class has no weight. Read straight from the sorted rows: measured cheaper
-    than collapsing them into counts at thresholds first.
+    ``roc_auc_score(..., sample_weight=w)``): twice the Mann–Whitney count is the sum
+    over positives of w₊ times the negatives' running weight before the positive's tie
+    run plus at its end. Null when either class has no weight. ``score`` and
+    ``positive`` must hold no nulls (``binary_expr`` drops those rows).
+
+    The rows are sorted inside one list per group and, in the same ``list.eval``, get
+    the fields every later term reads (the negatives' weight, its running sum and the
+    tie-run bounds): ``list.eval`` has no common-subexpression elimination, so a
+    single reduction over the sorted rows evaluated the negatives' weight four times
+    and their running sum twice (measured ~10 % of ``pr.auc(weight=)``).
     """
-    x, y, w = _E.struct.field("threshold"), _E.struct.field("positive"), _E.struct.field("weight")
-    neg = pl.when(y).then(0.0).otherwise(w)
-    pos = pl.when(y).then(w).otherwise(0.0)
-    running = neg.cum_sum()
-    below = pl.when(x.ne_missing(x.shift(1))).then(running - neg).forward_fill()
-    upto = pl.when(x.ne_missing(x.shift(-1))).then(running).backward_fill()
+    f = pl.field
+    x = f("threshold")
+    negative = pl.when(f("positive")).then(0.0).otherwise(f("weight"))
+    runs = (
+        _E.sort_by(_E.struct.field("threshold"))
+        .struct.with_fields(neg=negative)
+        .struct.with_fields(
+            running=f("neg").cum_sum(),
+            first=x.ne_missing(x.shift(1)),
+            last=x.ne_missing(x.shift(-1)),
+        )
+    )
+    rows = pl.struct(threshold=score, positive=positive, weight=weight).implode().list.eval(runs)
+    field = _E.struct.field
+    neg, running = field("neg"), field("running")
+    pos = field("weight") - neg  # w for a positive, 0 for a negative (exactly)
+    below = pl.when(field("first")).then(running - neg).forward_fill()
+    upto = pl.when(field("last")).then(running).backward_fill()
     n_pos, n_neg = pos.sum(), neg.sum()
     u2 = (pos * (below + upto)).sum()  # twice the Mann–Whitney count
-    return pl.when((n_pos > 0) & (n_neg > 0)).then(u2 / (2.0 * n_pos * n_neg))
+    auc = pl.when((n_pos > 0) & (n_neg > 0)).then(u2 / (2.0 * n_pos * n_neg))
+    return rows.list.eval(auc).list.first()
 
 
 def reduce_ranks(score: pl.Expr, positive: pl.Expr, reduction: pl.Expr) -> pl.Expr:

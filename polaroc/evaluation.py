@@ -48,10 +48,10 @@ from polaroc._blocks import (
     within_keys,
 )
 from polaroc._counts import hanley_mcneil_se, heavily_tied
-from polaroc._input import FrameLike, LogColumns, as_lazy, as_names
+from polaroc._input import NAN, FrameLike, LogColumns, as_lazy, as_names
 from polaroc._log import default_by, usable_weight
-from polaroc._names import LABEL, WEIGHT
-from polaroc.metrics.scoring import group_scores
+from polaroc._names import LABEL, SCORE, WEIGHT
+from polaroc.metrics.scoring import brier_loss, log_loss_terms, not_probability
 
 __all__ = ["evaluate"]
 
@@ -384,7 +384,8 @@ def evaluate(
     # class column in the ordering's own per-block aggregation (not when collapsing)
     within = within_keys(parsed, by_)
     keyed = parsed.has(sample) and not parsed.has_class and not collapse
-    flags = WEIGHTED_FLAG_COUNTS if weighted else FLAG_COUNTS
+    flagged = flagged.with_columns(_probability_flags(weighted))
+    flags = [*(WEIGHTED_FLAG_COUNTS if weighted else FLAG_COUNTS), *_PROBABILITY_SUMS]
     extra = [*flags, *duplicate_rows(within, sample)] if keyed else flags
     keys, sums = block_tables(flagged, by_, extra, collapse=collapse, weighted=weighted)
     sums = sums.cache()
@@ -405,13 +406,14 @@ def evaluate(
             _two_class_se(sums, dirs, by_, weighted=weighted), on=by_, how="left", nulls_equal=True
         )
         .join(average_precision_table(sums, by_), on=by_, how="left", nulls_equal=True)
-        .join(_probability_scores(frame, by_, weighted), on=by_, how="left", nulls_equal=True)
+        .join(_probability_parts(keys, by_), on=by_, how="left", nulls_equal=True)
         .with_columns(
             pl.col("n", "n_classes").fill_null(0),
             (1.0 - pl.col("c1")).alias("error"),
             pl.when(two).then(pl.col("average_precision")).alias("average_precision"),
             pl.when(se).then(pl.col("auc_se_delong")).alias("auc_se_delong"),
             pl.when(se).then(hanley_mcneil).alias("auc_se_hanley_mcneil"),
+            *_probability_columns(),
         )
     )
     if per_sample or keyed:
@@ -422,8 +424,71 @@ def evaluate(
     )
 
 
-def _probability_scores(frame: pl.LazyFrame, by: list[str], weighted: bool) -> pl.LazyFrame:
-    """``brier``, ``log_loss``, ``n_not_probability`` per group (see ``group_scores``)."""
-    usable = frame.filter(USABLE & usable_weight()) if weighted else frame.filter(USABLE)
-    weight = WEIGHT if weighted else None
-    return group_scores(usable, by, class_=CLASS, label=LABEL, weight=weight).drop("n_classes")
+# ------------------------------------------------- Brier score and log loss
+#
+# The rules of ``metrics.scoring.group_scores`` (which ``pr.calibration`` runs), read from
+# sums that the ordering's own per-block aggregation adds up: per-row terms as plain
+# columns, summed per (group, class) block, then combined per group. A separate
+# aggregation of the rules over the log's rows cost about as much as the ordering.
+_P = "_pr_p_"  # prefix of the per-row terms and their sums
+
+
+def _probability_flags(weighted: bool) -> list[pl.Expr]:
+    """Per row: the terms of the Brier score and log loss, 0 outside the usable rows."""
+    usable = (USABLE & usable_weight()) if weighted else USABLE
+    s, pos = pl.col(SCORE), pl.col(LABEL) == pl.col(CLASS)
+    w = pl.col(WEIGHT) if weighted else pl.lit(1.0)
+
+    def where(rows: pl.Expr, value: pl.Expr) -> pl.Expr:
+        return pl.when(rows).then(value).otherwise(0.0)
+
+    return [
+        where(usable, brier_loss(s, pos) * w).alias(f"{_P}brier"),
+        where(usable, log_loss_terms(s, pos) * w).alias(f"{_P}log"),
+        where(usable & pos, log_loss_terms(s, pos) * w).alias(f"{_P}log_pos"),
+        where(usable, w).alias(f"{_P}w"),
+        where(usable & pos, w).alias(f"{_P}w_pos"),
+        (usable & not_probability(s)).alias(f"{_P}bad"),
+    ]
+
+
+_PROBABILITY_SUMS = [pl.col(f"^{_P}.*$").sum()]
+
+
+def _probability_parts(keys: pl.LazyFrame, by: list[str]) -> pl.LazyFrame:
+    """Per group, from the blocks' sums: what :func:`_probability_columns` reads.
+
+    Two classes or fewer: means over the rows of the largest class value present (its
+    block); more: the Brier terms of every row and the true class's log loss, each over
+    the samples (the positive rows).
+    """
+    present = pl.col("_rows") > 0
+    cls = pl.col(CLASS)
+    top = cls == cls.filter(present).max()
+
+    def total(name: str, rows: pl.Expr | None = None) -> pl.Expr:
+        value = pl.col(f"{_P}{name}")
+        return (value if rows is None else value.filter(rows)).sum()
+
+    return keys.group_by(by).agg(
+        (total("brier", top) / total("w", top)).alias("_brier_2"),
+        (total("log", top) / total("w", top)).alias("_log_2"),
+        (total("brier") / total("w_pos")).alias("_brier_k"),
+        (total("log_pos") / total("w_pos")).alias("_log_k"),
+        cls.filter(present).n_unique().alias("_classes"),
+        total("bad").cast(pl.Int64).alias("n_not_probability"),
+        pl.col("_nan").filter(present).any().alias("_nan_p"),
+    )
+
+
+def _probability_columns() -> list[pl.Expr]:
+    """``brier``, ``log_loss``: null for one label or a score outside [0, 1], NaN for NaN."""
+    labels = pl.col("n_classes")
+    many = pl.max_horizontal("_classes", labels) > 2
+    defined = (labels > 1) & (pl.col("n_not_probability") == 0)
+
+    def rule(name: str) -> pl.Expr:
+        value = pl.when(many).then(pl.col(f"_{name}_k")).otherwise(pl.col(f"_{name}_2"))
+        return pl.when(defined).then(pl.when(pl.col("_nan_p")).then(NAN).otherwise(value))
+
+    return [rule("brier").alias("brier"), rule("log").alias("log_loss")]

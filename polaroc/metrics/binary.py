@@ -52,7 +52,7 @@ def _from_ranks(reduction: pl.Expr) -> Callable[[pl.Expr, pl.Expr], pl.Expr]:
 def _weighted_auc(s: pl.Expr, p: pl.Expr, w: pl.Expr) -> pl.Expr:
     # Each (positive, negative) pair weighted w₊·w₋, ties ½, over W₊·W₋: read from the
     # group's rows in score order (the ordering of the counts at thresholds).
-    return c.sorted_rows(s, p, w).list.eval(c.weighted_auc_of_sorted()).list.first()
+    return c.weighted_auc(s, p, w)
 
 
 def auc(score: ColumnLike, positive: ColumnLike, *, weight: ColumnLike | None = None) -> pl.Expr:
