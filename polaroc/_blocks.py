@@ -452,7 +452,8 @@ def average_precision_table(sums: pl.LazyFrame, by: list[str]) -> pl.LazyFrame:
     """Per group: ``average_precision`` of the block of the larger class value.
 
     From the ``ap`` sums of :func:`block_tables` (each positive's precision at its
-    tie run): AP = Σ precision / n⁺, scikit-learn's ``average_precision_score``. The
+    tie run): AP = Σ precision / n⁺ (the core's :func:`polaroc._counts.average_precision_of`),
+    scikit-learn's ``average_precision_score``. The
     block of the larger class value is the positive class of a binary log (1 or
     ``True``; the only block of a log without a class column). Null without
     positives or negatives, NaN when the block holds a NaN score.

@@ -7,7 +7,8 @@ class-i block, ``t = p_< + p_≤`` (the label-i rows below it, ties counting ½
 twice); for a label-i row, ``q = q_< + q_≤`` over the other labels; Wu & Flach's
 (2005) Rs⁺/Rs⁻ numerators need the positives' scores and number strictly above.
 So a block can be cut into ranges of scores (*buckets*): each bucket's rows need
-only the counts of the buckets below and above it (*offsets*, one small table),
+only its per-score counts (the counting core's :func:`polaroc._counts.score_counts`)
+and the counts of the buckets below and above it (*offsets*, one small table),
 and the per-bucket partial sums add up to the block's sums exactly (integers for
 the counts, so the AUC's 2U is exact). The sums are then assembled into the
 table by the same Polars code as :func:`polaroc.evaluate`
