@@ -266,7 +266,8 @@ def combined_ftest_5x2cv(
     Parameters
     ----------
     table, metric, by, alpha, adjust, model, fold, repeat, dataset
-        As for :func:`paired_ttest_5x2cv` (f grows with |d|: there is no one-sided F).
+        As for :func:`paired_ttest_5x2cv` (``by=None``: the data set when the table has one,
+        else one group); f grows with |d|: there is no one-sided F.
 
     Returns
     -------

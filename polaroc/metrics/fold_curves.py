@@ -85,7 +85,8 @@ def pooled_roc(
     log
         Score log in the contract's long format.
     by
-        Groups to pool within; default ``model`` (with ``dataset`` first when the log
+        Groups to pool within (keyword-only); ``None`` (default) = ``model`` (with
+        ``dataset`` first when the log
         has one): the default of :func:`polaroc.roc_curve` without the fold and the
         repeat, so a repeated cross-validation pools all its (repeat, fold) test
         partitions; pass ``by=("model", "repeat")`` for one curve per repeat.

@@ -293,7 +293,8 @@ def pooled_pr_curve(
     log
         Score log in the contract's long format.
     by
-        Groups to pool within; default ``model`` (with ``dataset`` first when the log
+        Groups to pool within (keyword-only); ``None`` (default) = ``model`` (with
+        ``dataset`` first when the log
         has one): the default of :func:`pr_curve` without the fold and the repeat, so
         a repeated cross-validation pools all its (repeat, fold) test partitions into
         one curve per model, as :func:`polaroc.pooled_roc`; pass
