@@ -40,6 +40,14 @@ def check(df: pl.DataFrame) -> None:
     plain = df.group_by(BY).agg(*expressions())
     for column in ("auc", "sauc", "error", "auc_se_delong", "auc_se_hanley_mcneil"):
         assert_agree(as_dict(plain, column), as_dict(table, column), f"pr.evaluate's {column}")
+    # the log's scores are not probabilities (brier and log_loss are null): check those
+    # columns on the same log with its scores mapped into (0, 1)
+    probabilities = df.with_columns(score=1.0 / (1.0 + (-pl.col("score")).exp()))
+    table = pr.evaluate(probabilities).collect()
+    s, y = "score", "label"
+    plain = probabilities.group_by(BY).agg(pr.brier_score(s, y).alias("brier"), pr.log_loss(s, y))
+    for column in ("brier", "log_loss"):
+        assert_agree(as_dict(plain, column), as_dict(table, column), f"pr.evaluate's {column}")
 
 
 def run(rows: int, repeat: int, distinct: int | None = None) -> str:

@@ -203,16 +203,19 @@ def weighted_auc(score: pl.Expr, positive: pl.Expr, weight: pl.Expr) -> pl.Expr:
     """Per group: the weighted AUC from the rows in score order (one sort).
 
     Each (positive, negative) pair counts w₊·w₋, ties ½ (scikit-learn's
-    ``roc_auc_score(..., sample_weight=w)``): twice the Mann–Whitney count is the sum
-    over positives of w₊ times the negatives' running weight before the positive's tie
-    run plus at its end. Null when either class has no weight. ``score`` and
-    ``positive`` must hold no nulls (``binary_expr`` drops those rows).
+    ``roc_auc_score(..., sample_weight=w)``). Read per tie run r: with P_r and N_r its
+    positives' and negatives' weight and C_r the negatives' running weight at its end,
+    twice the Mann–Whitney count is Σ_r P_r·(C_{r−1} + C_r) (the negatives below the
+    run, twice, plus the run's own). Null when either class has no weight. ``score``
+    and ``positive`` must hold no nulls (``binary_expr`` drops those rows).
 
     The rows are sorted inside one list per group and, in the same ``list.eval``, get
-    the fields every later term reads (the negatives' weight, its running sum and the
-    tie-run bounds): ``list.eval`` has no common-subexpression elimination, so a
-    single reduction over the sorted rows evaluated the negatives' weight four times
-    and their running sum twice (measured ~10 % of ``pr.auc(weight=)``).
+    the running weights and the last-of-run flag as fields (``list.eval`` has no
+    common-subexpression elimination); the runs' ends are then kept and the sums read
+    from them, so tied scores cost one pass over the rows and then one per distinct
+    value (the weighted count of distinct values). Measured against a reduction over
+    every row (fills of the run bounds), ``pr.auc(weight=)`` ÷ ``pr.auc`` on 1M rows:
+    1.5–1.6 → 1.3 on 1,000 distinct values, 1.4 → 1.45 on distinct scores.
     """
     f = pl.field
     x = f("threshold")
@@ -221,21 +224,20 @@ def weighted_auc(score: pl.Expr, positive: pl.Expr, weight: pl.Expr) -> pl.Expr:
         _E.sort_by(_E.struct.field("threshold"))
         .struct.with_fields(neg=negative)
         .struct.with_fields(
-            running=f("neg").cum_sum(),
-            first=x.ne_missing(x.shift(1)),
+            cneg=f("neg").cum_sum(),
+            cpos=(f("weight") - f("neg")).cum_sum(),  # w − neg: w for a positive, else 0
             last=x.ne_missing(x.shift(-1)),
         )
+        .struct.drop(["threshold", "positive", "weight", "neg"])
     )
     rows = pl.struct(threshold=score, positive=positive, weight=weight).implode().list.eval(runs)
-    field = _E.struct.field
-    neg, running = field("neg"), field("running")
-    pos = field("weight") - neg  # w for a positive, 0 for a negative (exactly)
-    below = pl.when(field("first")).then(running - neg).forward_fill()
-    upto = pl.when(field("last")).then(running).backward_fill()
-    n_pos, n_neg = pos.sum(), neg.sum()
-    u2 = (pos * (below + upto)).sum()  # twice the Mann–Whitney count
+    ends = rows.list.eval(_E.filter(_E.struct.field("last")))
+    cneg, cpos = _E.struct.field("cneg"), _E.struct.field("cpos")
+    n_pos, n_neg = cpos.last(), cneg.last()
+    run_pos = cpos - cpos.shift(1, fill_value=0.0)
+    u2 = (run_pos * (cneg.shift(1, fill_value=0.0) + cneg)).sum()  # twice the count
     auc = pl.when((n_pos > 0) & (n_neg > 0)).then(u2 / (2.0 * n_pos * n_neg))
-    return rows.list.eval(auc).list.first()
+    return ends.list.eval(auc).list.first()
 
 
 def reduce_ranks(score: pl.Expr, positive: pl.Expr, reduction: pl.Expr) -> pl.Expr:
