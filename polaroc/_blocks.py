@@ -24,7 +24,7 @@ from collections.abc import Iterable, Mapping, Sequence
 
 import polars as pl
 
-from polaroc._counts import average_precision_of
+from polaroc._counts import average_precision_of, precision_term
 from polaroc._input import NAN, FrameLike, LogColumns, fail_if
 from polaroc._log import (
     Log,
@@ -274,7 +274,11 @@ def _block_sums(rows: pl.LazyFrame, *, weighted: bool = False) -> pl.LazyFrame:
         pl.when(~pos & (n_above > 0))
         .then((score - pl.col("_off")) * times_w(n_above))
         .alias("_rs_neg"),
-        pl.when(pos).then(times_w((pl.col("_np") - pb) / (pl.col("_nr") - rb))).alias("_ap"),
+        pl.when(pos)
+        .then(
+            precision_term(w if weighted else pl.lit(1.0), pl.col("_np") - pb, pl.col("_nr") - rb)
+        )
+        .alias("_ap"),
     )
     t, q = pl.col("_t"), pl.col("_q")
     wt = pl.col("_w")
