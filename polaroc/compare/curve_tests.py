@@ -15,6 +15,7 @@ from typing import Any
 
 import polars as pl
 
+from polaroc._input import LogColumns
 from polaroc._log import POSITIVE, SCORE
 from polaroc.compare._boot_auc import boot_auc_sd
 from polaroc.compare._table import Adjust, check_adjust, check_alpha, with_adjusted
@@ -168,22 +169,11 @@ def bootstrap_test(
     check_alpha(alpha)
     check_adjust(adjust)
     seed = seed_of(seed)
+    columns = LogColumns(model, fold, class_, score, label, sample, repeat=repeat)
     two = two_models(
-        log,
-        model_a,
-        model_b,
-        by=by,
-        paired=paired,
-        positive_class=positive_class,
-        caller="bootstrap_test",
-        model=model,
-        fold=fold,
-        class_=class_,
-        score=score,
-        label=label,
-        sample=sample,
-        repeat=repeat,
-    )
+        log, model_a, model_b, by=by, paired=paired, positive_class=positive_class,
+        caller="bootstrap_test", columns=columns,
+    )  # fmt: skip
     group = two.group
     nan = pl.col(SCORE).is_nan().any()
     key = pl.struct(*group).hash(seed) if group else pl.lit(0, pl.UInt64)
@@ -332,22 +322,11 @@ def venkatraman_test(
     check_alpha(alpha)
     check_adjust(adjust)
     seed = seed_of(seed)
+    columns = LogColumns(model, fold, class_, score, label, sample, repeat=repeat)
     two = two_models(
-        log,
-        model_a,
-        model_b,
-        by=by,
-        paired=paired,
-        positive_class=positive_class,
-        caller="venkatraman_test",
-        model=model,
-        fold=fold,
-        class_=class_,
-        score=score,
-        label=label,
-        sample=sample,
-        repeat=repeat,
-    )
+        log, model_a, model_b, by=by, paired=paired, positive_class=positive_class,
+        caller="venkatraman_test", columns=columns,
+    )  # fmt: skip
     group = two.group
     if paired:
         out = _venkatraman_paired(two, n_perm, seed)

@@ -138,21 +138,13 @@ def two_models(
     paired: bool,
     positive_class: Any,
     caller: str,
-    model: str,
-    fold: str,
-    class_: str,
-    score: str,
-    label: str,
-    sample: str,
-    repeat: str,
+    columns: LogColumns,
 ) -> TwoModels:
     """Read and check the two models' rows of ``log`` (see :func:`delong_test`)."""
     if model_a == model_b:
         msg = f"{caller} compares two different models; model_a and model_b are both {model_a!r}"
         raise ValueError(msg)
-    columns = LogColumns().with_names(
-        model=model, fold=fold, class_=class_, score=score, label=label, sample=sample
-    )
+    model, fold, sample, repeat = columns.model, columns.fold, columns.sample, columns.repeat
     group = _within_repeats(log, as_names(by), repeat)
     need = [model, fold, sample] if paired else [model]
     parsed = read_log(log, by=group, columns=columns, need=need)
@@ -361,22 +353,11 @@ def delong_test(
     check_level(level)
     check_alpha(alpha)
     check_adjust(adjust)
+    columns = LogColumns(model, fold, class_, score, label, sample, repeat=repeat)
     two = two_models(
-        log,
-        model_a,
-        model_b,
-        by=by,
-        paired=paired,
-        positive_class=positive_class,
-        caller="delong_test",
-        model=model,
-        fold=fold,
-        class_=class_,
-        score=score,
-        label=label,
-        sample=sample,
-        repeat=repeat,
-    )
+        log, model_a, model_b, by=by, paired=paired, positive_class=positive_class,
+        caller="delong_test", columns=columns,
+    )  # fmt: skip
     group = two.group
     if paired:
         stats = _paired_statistics(two.rows, group)
