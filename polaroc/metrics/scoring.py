@@ -8,7 +8,8 @@ means over samples, so they are one pass over a group's rows (no sort).
 Input policies, as for the other binary expressions: rows with a null score or label
 are ignored, a NaN score makes the group's value NaN, a group without positives or
 without negatives gives null (the contract's degenerate group), and a score outside
-``[0, 1]`` is not a probability: the query raises a ``ValueError`` naming the column.
+``[0, 1]`` is not a probability (also on a row whose label is null): the query raises a
+``ValueError`` naming the column.
 
 :func:`group_scores` is the per-group table behind :func:`polaroc.calibration` and
 :func:`polaroc.evaluate`'s ``brier`` and ``log_loss`` columns.
@@ -56,12 +57,20 @@ def _probability_rule(
     column = describe(to_expr(score, argument="score"))
 
     def build(s: pl.Expr, p: pl.Expr, w: pl.Expr | None = None) -> pl.Expr:
-        value = _mean(loss(s, p), w)  # type: ignore[operator]
-        both = p.any() & (~p).any()
-        checked = fail_if(not_probability(s).any(), probability_message(column))
+        if w is not None:  # rows with a null or zero weight already dropped
+            return rule(s, p, _mean(loss(s, p), w))  # type: ignore[operator]
+        # unweighted: the rows as they are (no filtered copies); a row with a null score
+        # or label has a null term, which the mean skips
+        return rule(s, p, loss(s, p).mean())  # type: ignore[operator]
+
+    def rule(s: pl.Expr, p: pl.Expr, value: pl.Expr) -> pl.Expr:
+        """Null without both classes; the range check as two reductions (NaN skipped)."""
+        scored = p.filter(s.is_not_null())
+        both = scored.any() & (~scored).any()
+        checked = fail_if((s.min() < 0.0) | (s.max() > 1.0), probability_message(column))
         return pl.when(checked & both).then(value)
 
-    return binary_expr(score, positive, build, name=name, weight=weight, two_classes=True)
+    return binary_expr(score, positive, build, name=name, weight=weight, two_classes=True, raw=True)
 
 
 def brier_loss(s: pl.Expr, p: pl.Expr) -> pl.Expr:
@@ -75,7 +84,7 @@ def log_loss_terms(s: pl.Expr, p: pl.Expr) -> pl.Expr:
     scikit-learn builds ``[1 − s, s]`` and clips both to ``[eps, 1 − eps]`` (``eps`` of
     ``float64``) before taking logs, so a confident wrong score costs at most ``−log eps``.
     """
-    given = pl.when(p).then(s).otherwise(1.0 - s)
+    given = pl.when(p).then(s).when(~p).then(1.0 - s)  # null with a null label
     return -given.clip(EPS, 1.0 - EPS).log()
 
 
