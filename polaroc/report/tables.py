@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from polars._typing import PolarsDataType
 from polaroc._log import read_log
 from polaroc.compare.paired import paired_ttest, test_agreement
-from polaroc.compare.registry import REGISTRY
+from polaroc.compare.registry import REGISTRY, Adjust
 from polaroc.compare.spread import se_vs_sd
 from polaroc.compare.twoway import anova, duncan, duncan_ranges
 from polaroc.evaluation import evaluate
@@ -77,7 +77,7 @@ class Settings:
 
     metric: str = "auc"
     alpha: float = 0.05
-    adjust: str | None = None
+    adjust: Adjust = None
     rope: float | None = None
     threshold: float = 0.5
     seed: int = 0
@@ -275,8 +275,8 @@ def optional_tables(
     higher = higher_is_better(metric)
     plans: dict[str, pl.LazyFrame] = {}
     wanted: list[tuple[str, Mapping[str, object]]] = []
+    across = [b for b in by if b != columns.dataset]
     if columns.dataset in by and n_datasets >= 2:
-        across = [b for b in by if b != columns.dataset]
         common = {"by": across, "model": columns.model, "dataset": columns.dataset}
         wanted += [
             (name, common)
@@ -293,7 +293,7 @@ def optional_tables(
         options = {"alpha": alpha, "higher_is_better": higher, "seed": seed, **kwargs}
         if name == "mean_ranks":  # a summary, not a test
             plans[name] = compare.mean_ranks(
-                folds, metric, by=kwargs["by"], alpha=alpha, higher_is_better=higher,
+                folds, metric, by=across, alpha=alpha, higher_is_better=higher,
                 model=columns.model, dataset=columns.dataset,
             )  # fmt: skip
         else:
@@ -307,7 +307,7 @@ def report_tables(
     metric: str = "auc",
     alpha: float = 0.05,
     threshold: float = 0.5,
-    adjust: str | None = None,
+    adjust: Adjust = None,
     rope: float | None = None,
     columns: LogColumns | None = None,
     folds: pl.DataFrame | None = None,

@@ -17,6 +17,7 @@ import polars as pl
 
 from polaroc._input import LogColumns
 from polaroc.compare.decision import verdict
+from polaroc.compare.registry import Adjust
 from polaroc.io import find_log_files, scan_logs
 from polaroc.report.html import figure_key
 from polaroc.report.tables import (
@@ -227,7 +228,7 @@ def write_report(
     *,
     metric: str = "auc",
     alpha: float = 0.05,
-    adjust: str | None = None,
+    adjust: Adjust = None,
     rope: float | None = None,
     threshold: float = 0.5,
     seed: int = 0,
