@@ -120,18 +120,10 @@ def roc_curve(
         ``LazyFrame``, when collected). With weights, ``drop_intermediate`` tests the
         steps for parallelism in floating point.
     max_rows
-        Bound the memory of the query, as :func:`polaroc.evaluate` does: when the
-        result is collected, compute whole groups (of ``by``) about ``max_rows`` rows
-        at a time instead of holding every group until the end of the log (a query
-        that orders every group holds several times the log's in-memory size).
-        ``"auto"`` (default): bounded when ``log`` is a ``LazyFrame`` whose plan scans
-        files (``pl.scan_parquet``, :func:`polaroc.scan_logs`, CSV, IPC, NDJSON) and
-        has no ``.cache()``; the plain plan, at no extra cost, for a ``DataFrame`` or
-        an in-memory ``LazyFrame``. The batch size is :func:`polaroc.evaluate`'s rule:
-        ``b = min(N·s/4, A/2) / (8·s)`` rows, at least 100,000, for a log of ``N`` rows
-        of ``s`` bytes each and ``A`` bytes of memory available; a log of ``b`` rows or
-        fewer runs as one query, unfiltered. ``None``: always one query over the whole
-        log. A number (NumPy integers too): that many rows a batch.
+        Bound the memory of the query, with :func:`polaroc.evaluate`'s rule and meaning:
+        ``"auto"`` (default) computes whole groups of ``by`` a batch at a time when ``log``
+        scans files, and runs the plain plan over an in-memory frame; ``None`` is one
+        query; a number is the rows of a batch.
 
     Returns
     -------

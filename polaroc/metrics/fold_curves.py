@@ -98,19 +98,11 @@ def pooled_roc(
         Optional case-weight column, as for :func:`polaroc.roc_curve` (the pooled
         counts are sums of weights).
     max_rows
-        Bound the memory of the query, as :func:`polaroc.evaluate` does: when the
-        result is collected, compute whole groups (of ``by``: all the folds of a
-        model) about ``max_rows`` rows at a time instead of holding every group until
-        the end of the log. ``"auto"`` (default): bounded when ``log`` is a
-        ``LazyFrame`` whose plan scans files (``pl.scan_parquet``,
-        :func:`polaroc.scan_logs`, CSV, IPC, NDJSON) and has no ``.cache()``; the
-        plain plan, at no extra cost, for a ``DataFrame`` or an in-memory
-        ``LazyFrame``. The batch size is :func:`polaroc.evaluate`'s rule:
-        ``b = min(N·s/4, A/2) / (8·s)`` rows, at least 100,000, for a log of ``N`` rows
-        of ``s`` bytes each and ``A`` bytes of memory available; a log of ``b`` rows or
-        fewer runs as one query, unfiltered (a group larger than ``b``, e.g. a model
-        with all its folds, is a batch of its own). ``None``: always one query over the
-        whole log. A number (NumPy integers too): that many rows a batch.
+        Bound the memory of the query, with :func:`polaroc.evaluate`'s rule and meaning:
+        ``"auto"`` (default) computes whole groups of ``by`` (all the folds of a model; a
+        model larger than a batch is a batch of its own) a batch at a time when ``log``
+        scans files, and runs the plain plan over an in-memory frame; ``None`` is one
+        query; a number is the rows of a batch.
 
     Returns
     -------
@@ -226,19 +218,11 @@ def pooling_table(
     model, fold, class_, score, label, dataset
         Names of the log's columns.
     max_rows
-        Bound the memory of the query, as :func:`polaroc.evaluate` does: when the
-        result is collected, compute whole groups (of ``by``: all the folds of a
-        model) about ``max_rows`` rows at a time instead of holding every group until
-        the end of the log. ``"auto"`` (default): bounded when ``log`` is a
-        ``LazyFrame`` whose plan scans files (``pl.scan_parquet``,
-        :func:`polaroc.scan_logs`, CSV, IPC, NDJSON) and has no ``.cache()``; the
-        plain plan, at no extra cost, for a ``DataFrame`` or an in-memory
-        ``LazyFrame``. The batch size is :func:`polaroc.evaluate`'s rule:
-        ``b = min(N·s/4, A/2) / (8·s)`` rows, at least 100,000, for a log of ``N`` rows
-        of ``s`` bytes each and ``A`` bytes of memory available; a log of ``b`` rows or
-        fewer runs as one query, unfiltered (a group larger than ``b``, e.g. a model
-        with all its folds, is a batch of its own). ``None``: always one query over the
-        whole log. A number (NumPy integers too): that many rows a batch.
+        Bound the memory of the query, with :func:`polaroc.evaluate`'s rule and meaning:
+        ``"auto"`` (default) computes whole groups of ``by`` (all the folds of a model; a
+        model larger than a batch is a batch of its own) a batch at a time when ``log``
+        scans files, and runs the plain plan over an in-memory frame; ``None`` is one
+        query; a number is the rows of a batch.
 
     Returns
     -------
@@ -488,19 +472,11 @@ def average_roc(
         :func:`polaroc.roc_curve` with ``weight``); the folds are still averaged with
         equal weight, as Fawcett's algorithms do.
     max_rows
-        Bound the memory of the query, as :func:`polaroc.evaluate` does: when the
-        result is collected, compute whole groups (of ``by``: all the folds of a
-        model) about ``max_rows`` rows at a time instead of holding every group until
-        the end of the log. ``"auto"`` (default): bounded when ``log`` is a
-        ``LazyFrame`` whose plan scans files (``pl.scan_parquet``,
-        :func:`polaroc.scan_logs`, CSV, IPC, NDJSON) and has no ``.cache()``; the
-        plain plan, at no extra cost, for a ``DataFrame`` or an in-memory
-        ``LazyFrame``. The batch size is :func:`polaroc.evaluate`'s rule:
-        ``b = min(N·s/4, A/2) / (8·s)`` rows, at least 100,000, for a log of ``N`` rows
-        of ``s`` bytes each and ``A`` bytes of memory available; a log of ``b`` rows or
-        fewer runs as one query, unfiltered (a group larger than ``b``, e.g. a model
-        with all its folds, is a batch of its own). ``None``: always one query over the
-        whole log. A number (NumPy integers too): that many rows a batch.
+        Bound the memory of the query, with :func:`polaroc.evaluate`'s rule and meaning:
+        ``"auto"`` (default) computes whole groups of ``by`` (all the folds of a model; a
+        model larger than a batch is a batch of its own) a batch at a time when ``log``
+        scans files, and runs the plain plan over an in-memory frame; ``None`` is one
+        query; a number is the rows of a batch.
 
     Returns
     -------

@@ -130,18 +130,10 @@ def pairwise_auc(
         weights equal repeated samples. Null and zero weights drop the row; a
         negative, NaN or infinite weight raises ``ValueError``.
     max_rows
-        Bound the memory of the query, as :func:`polaroc.evaluate` does: when the
-        result is collected, compute whole groups (of ``by``) about ``max_rows`` rows
-        at a time instead of holding every group until the end of the log (a query
-        that orders every group holds several times the log's in-memory size).
-        ``"auto"`` (default): bounded when ``log`` is a ``LazyFrame`` whose plan scans
-        files (``pl.scan_parquet``, :func:`polaroc.scan_logs`, CSV, IPC, NDJSON) and
-        has no ``.cache()``; the plain plan, at no extra cost, for a ``DataFrame`` or
-        an in-memory ``LazyFrame``. The batch size is :func:`polaroc.evaluate`'s rule:
-        ``b = min(N·s/4, A/2) / (8·s)`` rows, at least 100,000, for a log of ``N`` rows
-        of ``s`` bytes each and ``A`` bytes of memory available; a log of ``b`` rows or
-        fewer runs as one query, unfiltered. ``None``: always one query over the whole
-        log. A number (NumPy integers too): that many rows a batch.
+        Bound the memory of the query, with :func:`polaroc.evaluate`'s rule and meaning:
+        ``"auto"`` (default) computes whole groups of ``by`` a batch at a time when ``log``
+        scans files, and runs the plain plan over an in-memory frame; ``None`` is one
+        query; a number is the rows of a batch.
 
     Returns
     -------
@@ -240,18 +232,10 @@ def multiclass_auc(
         are scikit-learn's with ``sample_weight`` and ``auc_ovr_weighted`` weights
         the classes by their total weight.
     max_rows
-        Bound the memory of the query, as :func:`polaroc.evaluate` does: when the
-        result is collected, compute whole groups (of ``by``) about ``max_rows`` rows
-        at a time instead of holding every group until the end of the log (a query
-        that orders every group holds several times the log's in-memory size).
-        ``"auto"`` (default): bounded when ``log`` is a ``LazyFrame`` whose plan scans
-        files (``pl.scan_parquet``, :func:`polaroc.scan_logs`, CSV, IPC, NDJSON) and
-        has no ``.cache()``; the plain plan, at no extra cost, for a ``DataFrame`` or
-        an in-memory ``LazyFrame``. The batch size is :func:`polaroc.evaluate`'s rule:
-        ``b = min(N·s/4, A/2) / (8·s)`` rows, at least 100,000, for a log of ``N`` rows
-        of ``s`` bytes each and ``A`` bytes of memory available; a log of ``b`` rows or
-        fewer runs as one query, unfiltered. ``None``: always one query over the whole
-        log. A number (NumPy integers too): that many rows a batch.
+        Bound the memory of the query, with :func:`polaroc.evaluate`'s rule and meaning:
+        ``"auto"`` (default) computes whole groups of ``by`` a batch at a time when ``log``
+        scans files, and runs the plain plan over an in-memory frame; ``None`` is one
+        query; a number is the rows of a batch.
 
     Returns
     -------
@@ -340,18 +324,10 @@ def proportion_correct(
     model, fold, class_, score, label, sample, dataset, repeat
         The log's column names.
     max_rows
-        Bound the memory of the query, as :func:`polaroc.evaluate` does: when the
-        result is collected, compute whole groups (of ``by``) about ``max_rows`` rows
-        at a time instead of holding every group until the end of the log (a query
-        that orders every group holds several times the log's in-memory size).
-        ``"auto"`` (default): bounded when ``log`` is a ``LazyFrame`` whose plan scans
-        files (``pl.scan_parquet``, :func:`polaroc.scan_logs`, CSV, IPC, NDJSON) and
-        has no ``.cache()``; the plain plan, at no extra cost, for a ``DataFrame`` or
-        an in-memory ``LazyFrame``. The batch size is :func:`polaroc.evaluate`'s rule:
-        ``b = min(N·s/4, A/2) / (8·s)`` rows, at least 100,000, for a log of ``N`` rows
-        of ``s`` bytes each and ``A`` bytes of memory available; a log of ``b`` rows or
-        fewer runs as one query, unfiltered. ``None``: always one query over the whole
-        log. A number (NumPy integers too): that many rows a batch.
+        Bound the memory of the query, with :func:`polaroc.evaluate`'s rule and meaning:
+        ``"auto"`` (default) computes whole groups of ``by`` a batch at a time when ``log``
+        scans files, and runs the plain plan over an in-memory frame; ``None`` is one
+        query; a number is the rows of a batch.
 
     Returns
     -------
