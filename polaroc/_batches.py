@@ -9,10 +9,9 @@ values are not in the batch are skipped, and Parquet row groups by their statist
 
 This module knows nothing of the tables it runs: a table is any function from a
 batch of the log to a per-group table. :func:`bounded_plan` is the one call a table
-function makes to bound itself (``pr.multiclass_auc``, ``pr.pairwise_auc``,
+function makes to bound itself (``pr.evaluate``, ``pr.multiclass_auc``, ``pr.pairwise_auc``,
 ``pr.proportion_correct``, ``pr.roc_curve`` and the pooled and averaged curves use it for
-``max_rows=``; :func:`bounded` is the same call for a table given as a function, as
-``pr.evaluate`` uses it), and :func:`auto_rows` is the rule behind ``max_rows="auto"``.
+``max_rows=``), and :func:`auto_rows` is the rule behind ``max_rows="auto"``.
 A table run on one batch never bounds itself again by default (see :func:`scans_files`).
 """
 
@@ -34,7 +33,6 @@ __all__ = [
     "Table",
     "auto_rows",
     "batch_results",
-    "bounded",
     "bounded_plan",
     "group_sizes",
     "in_batch",
@@ -260,21 +258,6 @@ def lazy_batches(
     return register_io_source(batches, schema=schema, explain_name="polaroc batches").cache()
 
 
-def bounded(
-    log: pl.DataFrame | pl.LazyFrame,
-    table: Callable[[pl.DataFrame | pl.LazyFrame], pl.LazyFrame],
-    by: list[str],
-    max_rows: MaxRows,
-) -> pl.LazyFrame:
-    """``table(log)``, bounded to whole groups of ``by`` about ``max_rows`` rows at a time.
-
-    :func:`bounded_plan` for a table given as a function and its groups ``by``
-    (e.g. ``bounded(log, partial(evaluate, max_rows=None, ...), keys, max_rows)``).
-    ``table`` must not bound itself again, and its groups must include ``by``.
-    """
-    return bounded_plan(log, lambda frame: (table(frame), list(by)), max_rows)
-
-
 def bounded_plan(log: pl.DataFrame | pl.LazyFrame, plan: Plan, max_rows: object) -> pl.LazyFrame:
     """``plan(log)``'s table, bounded to whole groups about ``max_rows`` rows at a time.
 
@@ -299,7 +282,7 @@ def bounded_plan(log: pl.DataFrame | pl.LazyFrame, plan: Plan, max_rows: object)
 
 
 def check_max_rows(max_rows: object) -> MaxRows:
-    """``max_rows`` as ``bounded`` takes it: ``None``, ``"auto"`` or a positive ``int``."""
+    """``max_rows`` as ``bounded_plan`` takes it: ``None``, ``"auto"`` or a positive ``int``."""
     if max_rows is None or max_rows == AUTO:
         return max_rows  # type: ignore[return-value]  # one of the two literals
     return positive_rows(max_rows)

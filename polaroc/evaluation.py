@@ -23,12 +23,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
-from functools import partial
 from typing import Any, Literal
 
 import polars as pl
 
-from polaroc._batches import AUTO, MaxRows, bounded, check_max_rows, scans_files
+from polaroc._batches import AUTO, MaxRows, bounded_plan, check_max_rows
 from polaroc._blocks import (
     CLASS,
     FLAG_COUNTS,
@@ -164,24 +163,21 @@ class EvaluateOptions:
 
 
 def _bounded(log: FrameLike, max_rows: MaxRows, options: EvaluateOptions) -> pl.LazyFrame | None:
-    """``evaluate(log)`` run whole groups ``max_rows`` rows at a time when collected.
+    """``evaluate(log)`` through :func:`polaroc._batches.bounded_plan` (whole groups at a time).
 
     ``None`` when there is nothing to bound: ``max_rows=None``, or ``"auto"`` over an
-    in-memory frame or a plan that reads no files (the plain plan then costs nothing
-    more).
+    in-memory frame (the plain plan then costs nothing more).
     """
     if max_rows is None or (max_rows == AUTO and not isinstance(log, pl.LazyFrame)):
         return None
-    frame = as_lazy(log)
-    if max_rows == AUTO and not scans_files(frame):
-        return None
     keywords = options.keywords()
-    whole = evaluate(frame, **keywords, max_rows=None)  # validates the log first
-    schema = frame.collect_schema()
-    keys = default_by(schema, options.columns) if options.by is None else list(options.by)
-    if not keys:  # one group: one batch
-        return whole
-    return bounded(frame, partial(evaluate, **keywords, max_rows=None), keys, max_rows)
+
+    def plan(frame: pl.DataFrame | pl.LazyFrame) -> tuple[pl.LazyFrame, list[str]]:
+        schema = frame.collect_schema()
+        keys = default_by(schema, options.columns) if options.by is None else list(options.by)
+        return evaluate(frame, **keywords, max_rows=None), keys
+
+    return bounded_plan(as_lazy(log), plan, max_rows)
 
 
 # ------------------------------------------------------------------ public API

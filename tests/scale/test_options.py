@@ -294,13 +294,16 @@ def test_the_file_scan_detector(tmp_path):
 
 
 def test_the_one_call_helper_bounds_any_per_group_table(tmp_path, small_budget):
-    # what pr.multiclass_auc and the curves can adopt: bounded(log, table, keys, max_rows)
+    # what pr.evaluate, pr.multiclass_auc and the curves call: bounded_plan(log, plan, max_rows)
     log = multiclass(np.random.default_rng(8))
     log.write_parquet(tmp_path / "log.parquet")
     scan = pl.scan_parquet(tmp_path / "log.parquet")
-    keys = ["model", "fold"]
+
+    def plan(frame):
+        return pr.multiclass_auc(frame, max_rows=None), ["model", "fold"]
+
     plain = pr.multiclass_auc(log).collect()
-    assert_same(batches.bounded(scan, pr.multiclass_auc, keys, "auto").collect(), plain)
+    assert_same(batches.bounded_plan(scan, plan, "auto").collect(), plain)
     assert len(small_budget) > 1
-    assert_same(batches.bounded(log, pr.multiclass_auc, keys, 100).collect(), plain)
-    assert "polaroc batches" not in batches.bounded(log, pr.multiclass_auc, keys, "auto").explain()
+    assert_same(batches.bounded_plan(log, plan, 100).collect(), plain)
+    assert "polaroc batches" not in batches.bounded_plan(log, plan, "auto").explain()
