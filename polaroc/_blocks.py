@@ -37,7 +37,6 @@ from polaroc._log import (
 from polaroc._names import CLASS as CLASS  # re-exported for scale/ (new code: _names)
 from polaroc._names import (
     DUP,
-    DUP_KEY,
     IS_POSITIVE,
     NAN_FLAG,
     ONE_GROUP,
@@ -307,40 +306,39 @@ def blocks(frame: pl.LazyFrame, by: list[str]) -> pl.LazyFrame:
 def keyed_blocks(
     frame: pl.LazyFrame, parsed: Log, by: list[str], *, weighted: bool = False
 ) -> tuple[pl.LazyFrame, pl.LazyFrame | None]:
-    """The ``sums`` of :func:`block_tables`, and per group its repeated keys.
+    """The ``sums`` of :func:`block_tables`, and per group whether a key may repeat.
 
     For a log with a sample column, the ordering's own per-block aggregation also
-    counts the block's most repeated (dataset, model, repeat, fold, sample) key
-    (:func:`duplicate_rows`); the second table has by…, ``_pr_dup``, ``_pr_dup_key``
-    per group, for :func:`unique_keys`. ``None`` without a sample column.
+    counts the block's (dataset, model, repeat, fold, sample) keys
+    (:func:`duplicate_rows`); the second table has by…, ``_pr_dup`` per group, for
+    :func:`checked_keys`. ``None`` without a sample column.
     """
     sample = parsed.columns.sample
     if not parsed.has(sample):
         return block_tables(frame, by, weighted=weighted)[1], None
     extra = duplicate_rows(within_keys(parsed, by), sample)
     keys, sums = block_tables(frame, by, extra, weighted=weighted)
-    top = pl.col(_TOP).struct.field
-    repeated = top(_COUNT) > 1
-    dups = keys.group_by(by).agg(
-        repeated.sum().cast(pl.Int64).alias(DUP),
-        top(DUP_KEY).filter(repeated).sort().first(),
-    )
-    return sums, dups
+    return sums, keys.group_by(by).agg(pl.col(DUP).any())
 
 
 def checked_keys(
-    table: pl.LazyFrame, dups: pl.LazyFrame | None, parsed: Log, by: list[str]
+    table: pl.LazyFrame,
+    dups: pl.LazyFrame | None,
+    frame: pl.LazyFrame,
+    parsed: Log,
+    by: list[str],
 ) -> pl.LazyFrame:
     """``table`` (rows per group of ``by``, never empty: use ``Log.groups``), or a repeat.
 
-    Fails as :func:`unique_keys` if :func:`keyed_blocks` found a repeated key. The
-    check runs on ``dups`` (every group with rows), joined to ``table`` as a filter,
-    so it fires even when ``table`` has no row for the group (e.g. every group of a
-    pairwise table is degenerate).
+    Fails as :func:`unique_keys` if a key of ``frame`` (the log :func:`keyed_blocks`
+    read) repeats. The check runs on ``dups`` (every group with rows), joined to
+    ``table`` as a filter, so it fires even when ``table`` has no row for the group
+    (e.g. every group of a pairwise table is degenerate).
     """
     if dups is None:
         return table
-    checked = unique_keys(dups, by, within_keys(parsed, by), parsed.columns.sample)
+    sample = parsed.columns.sample
+    checked = unique_keys(dups, frame, by, within_keys(parsed, by), sample)
     return table.join(checked, on=by, how="semi", nulls_equal=True)
 
 
@@ -579,7 +577,7 @@ def threshold_c1(
     Without a ``sample`` column each row is a sample: ``n`` is the largest class
     block's usable rows, and ``c1`` is defined where the group holds one class value
     (a binary log), every row then being a sample judged at the threshold. With
-    ``keyed``, the blocks also carry :func:`duplicate_rows`, summed per group. With
+    ``keyed``, the blocks also carry :func:`duplicate_rows`, flagged per group. With
     ``weighted`` (from :data:`WEIGHTED_FLAG_COUNTS`), ``c1`` is the weighted share
     correct and ``n_null_weight`` is added.
     """
@@ -592,14 +590,11 @@ def threshold_c1(
         .when(one_class & (total.sum() > 0))
         .then(pl.col("_correct").sum() / total.sum())
     )
-    top = pl.col(_TOP).struct.field
-    repeated = top(_COUNT) > 1
-    dup = [repeated.sum().cast(pl.Int64).alias(DUP), top(DUP_KEY).filter(repeated).sort().first()]
     return counts.group_by(by).agg(
         rows.max().alias("n"),
         c1.alias("c1"),
         pl.col("n_null_score", "n_null_label").sum().cast(pl.Int64),
-        *(dup if keyed else []),
+        *([pl.col(DUP).any()] if keyed else []),
         *([pl.col("n_null_weight").sum().cast(pl.Int64)] if weighted else []),
     )
 
@@ -613,6 +608,7 @@ def c1_table(
     *,
     weighted: bool = False,
     weight_name: str = "weight",
+    check: bool = True,
 ) -> pl.LazyFrame:
     """Per group: ``n`` samples and ``c1``, the proportion of samples classified correctly.
 
@@ -625,9 +621,11 @@ def c1_table(
 
     A sample is a (``within``…, ``sample``) key within its group: ``within`` are
     the key columns (dataset, model, repeat, fold) not in ``by``, since sample ids
-    are unique only within a (model, repeat, fold). The same aggregation counts the
-    samples holding two rows of one class (repeated keys), in ``_pr_dup`` with the
-    first such key in ``_pr_dup_key``; see :func:`unique_keys`.
+    are unique only within a (model, repeat, fold). The same aggregation flags, in
+    ``_pr_dup``, the groups with a sample holding two rows of one class (a repeated
+    key); see :func:`unique_keys`. ``check=False`` leaves the flag out, for a caller
+    whose ordering of the blocks flags repeated keys already (:func:`duplicate_rows`):
+    a count of distinct classes per sample costs this aggregation Polars' fast path.
 
     With ``weighted``, ``frame`` carries ``_pr_weight`` and ``c1`` is the mean
     weighted by each sample's weight. A sample's weight must be the same on all its
@@ -648,7 +646,7 @@ def c1_table(
         pl.len().alias("_rows"),
         pl.col("_single").first(),
         pl.col("_nan").any(),
-        (pl.col(CLASS).n_unique() < pl.len()).alias(DUP),
+        *([(pl.col(CLASS).n_unique() < pl.len()).alias(DUP)] if check else []),
         *(
             [pl.col(WEIGHT).first(), (pl.col(WEIGHT).n_unique() > 1).alias(_MIXED)]
             if weighted
@@ -695,8 +693,7 @@ def c1_table(
         .agg(
             pl.len().cast(pl.Int64).alias("n"),
             c1.alias("c1"),
-            dup.sum().cast(pl.Int64).alias(DUP),
-            pl.struct(*within, sample).filter(dup).sort().first().alias(DUP_KEY),
+            *([dup.any().alias(DUP)] if check else []),
         )
     )
 
@@ -722,44 +719,65 @@ def within_keys(parsed: Log, by: Sequence[str]) -> list[str]:
     return [k for k in key_columns(parsed.schema, parsed.columns) if k not in {*by, sample}]
 
 
-_TOP, _COUNT = "_pr_top", "_pr_n"  # a block's most repeated key and its count
-
-
 def duplicate_rows(within: Sequence[str], sample: str) -> list[pl.Expr]:
-    """Per (group, class) block of rows: its most frequent (``within``…, sample) key.
+    """Per (group, class) block of rows: whether a (``within``…, sample) key may repeat.
 
-    For logs without a class column (one block per group), as an extra aggregation of
-    :func:`block_tables` (not with ``collapse``, whose extras must be sums): one hash
-    count of the block's keys (``value_counts``) gives both whether a key repeats and
-    which; :func:`threshold_c1` turns it into ``_pr_dup``/``_pr_dup_key``.
+    An extra aggregation of :func:`block_tables` (not with ``collapse``, whose extras
+    must be sums): one hash count of the block's keys, the sample ids themselves when
+    ``within`` is empty, else a hash of the key (two keys sharing a hash only make the
+    block a suspect). :func:`unique_keys` then counts the suspects' keys exactly.
     """
-    counts = pl.struct(*within, sample).alias(DUP_KEY).value_counts(sort=True, name=_COUNT)
-    return [counts.first().alias(_TOP)]
+    key = pl.struct(*within, sample).hash() if within else pl.col(sample)
+    return [(key.n_unique() < pl.len()).alias(DUP)]
 
 
 def unique_keys(
-    table: pl.LazyFrame, by: Sequence[str], within: Sequence[str], sample: str
+    table: pl.LazyFrame,
+    frame: pl.LazyFrame,
+    by: Sequence[str],
+    within: Sequence[str],
+    sample: str,
 ) -> pl.LazyFrame:
-    """``table`` without its ``_pr_dup`` columns; a :class:`DataError` if a key repeats.
+    """``table`` without its ``_pr_dup`` flag; a :class:`DataError` if a key repeats.
 
     The contract's keys (dataset, model, repeat, fold, sample, class) name at most one
-    row. The check reads the per-group counts of repeated keys that the per-sample
-    aggregation already made (no pass of its own over the log) and names the first
-    three repeated keys (sorted).
+    row. ``table`` flags, per group, whether a key may repeat (a cheap count made in an
+    aggregation the caller runs anyway: :func:`duplicate_rows` or :func:`c1_table`);
+    only the flagged groups' rows of ``frame`` (the log as :func:`read_classes` gives
+    it) are counted per key here, so a valid log pays for a join against no group. The
+    error names the first three repeated keys (sorted).
     """
     shown = [c for c in by if c != ONE_GROUP]
     names = [*shown, *within, sample]
+    suspects = table.filter(pl.col(DUP)).select(by)
+    key = [*by, *within, sample, CLASS]
+    repeated = (
+        frame.select(key)
+        .join(suspects, on=list(by), how="semi", nulls_equal=True)
+        .group_by(key)
+        .agg(pl.len().alias(_COUNT))
+        .filter(pl.col(_COUNT) > 1)
+    )
 
     def text(value: pl.Expr) -> pl.Expr:
         return value.cast(pl.String).fill_null("null")
 
-    fields = [text(pl.col(c)) for c in shown]
-    fields += [text(pl.col(DUP_KEY).struct.field(c)) for c in [*within, sample]]
-    keys = pl.format("({})", pl.concat_str(fields, separator=", "))
-    failing = pl.col(DUP) > 0
-    listed = keys.filter(failing).sort().head(3).str.join("; ")
-    message = repeated_key_message(names, listed)
-    return table.filter(fail_if(failing.any(), message)).drop(DUP, DUP_KEY)
+    keys = pl.format("({})", pl.concat_str([text(pl.col(c)) for c in names], separator=", "))
+    found = repeated.select(
+        pl.len().alias(_COUNT),
+        repeated_key_message(names, keys.unique().sort().head(3).str.join("; ")).alias(_MESSAGE),
+    )
+    # the check filters ``table``'s own rows (as every input check does), so that it runs
+    # however the caller joins the result
+    failing = pl.col(_COUNT).first() > 0
+    return (
+        table.join(found, how="cross")
+        .filter(fail_if(failing, pl.col(_MESSAGE).first()))
+        .drop(_COUNT, _MESSAGE, DUP)
+    )
+
+
+_COUNT, _MESSAGE = "_pr_n", "_pr_message"
 
 
 def c2_table(frame: pl.LazyFrame, by: list[str], sample: str) -> pl.LazyFrame:

@@ -157,7 +157,10 @@ def as_indicator(expr: pl.Expr, dtype: pl.DataType) -> tuple[pl.Expr, pl.Expr | 
 
 
 def _check_indicator_frame(frame: pl.DataFrame, *, column: str) -> pl.DataFrame:
-    _check_indicator(frame.get_column(column), name=repr(column))
+    # a branch of the plan that does not read the column gets batches without it
+    # (projection pushdown): nothing there depends on its values
+    if column in frame.columns:
+        _check_indicator(frame.get_column(column), name=repr(column))
     return frame
 
 

@@ -376,10 +376,10 @@ def evaluate(
     per_sample = parsed.has(sample) and (parsed.has_class or collapse)
     frame = frame.cache()  # read once: the ordering, the per-sample pass, the scoring rules
     flagged = frame.with_columns(row_flags(columns, parsed.has_class, threshold, weighted=weighted))
-    # repeated keys are counted in the per-sample aggregation, or for a log without a
-    # class column in the ordering's own per-block aggregation (not when collapsing)
+    # repeated keys are flagged in the ordering's own per-block aggregation, or when
+    # collapsing (whose extras must be sums) in the per-sample aggregation
     within = within_keys(parsed, by_)
-    keyed = parsed.has(sample) and not parsed.has_class and not collapse
+    keyed = parsed.has(sample) and not collapse
     flags = WEIGHTED_FLAG_COUNTS if weighted else FLAG_COUNTS
     extra = [*flags, *duplicate_rows(within, sample)] if keyed else flags
     keys, sums = block_tables(flagged, by_, extra, collapse=collapse, weighted=weighted)
@@ -389,7 +389,7 @@ def evaluate(
     if per_sample:
         c1 = c1_table(
             frame.filter(USABLE), by_, sample, threshold, within, weighted=weighted,
-            weight_name=str(weight),
+            weight_name=str(weight), check=not keyed,
         )  # fmt: skip
         counts = counts.drop("n", "c1").join(c1, on=by_, how="left", nulls_equal=True)
     hanley_mcneil = hanley_mcneil_se(pl.col("auc"), pl.col("_n_pos"), pl.col("_n_neg"))
@@ -417,7 +417,7 @@ def evaluate(
         )
     )
     if per_sample or keyed:
-        table = unique_keys(table, by_, within, sample)
+        table = unique_keys(table, frame, by_, within, sample)
     scores = ("brier", "log_loss", pl.col("n_not_probability").fill_null(0))
     return with_auc_ci(table).select(
         *parsed.by, *COLUMNS, *scores, *(["n_null_weight"] if weighted else [])

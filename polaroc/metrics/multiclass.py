@@ -380,7 +380,7 @@ def _pairwise(
     by_ = parsed.groups
     sums, dups = keyed_blocks(frame, parsed, by_, weighted=weight is not None)
     dirs = directions(sums, by_, weighted=weight is not None)
-    table = checked_keys(pairs(dirs, by_), dups, parsed, by_)
+    table = checked_keys(pairs(dirs, by_), dups, frame, parsed, by_)
     pair_columns = ("class_i", "class_j", "a_i_j", "a_j_i", "a", "n_i", "n_j")
     sauc = ("sauc_i_j", "sauc_j_i", "sauc")
     return table.select(*parsed.by, *pair_columns, *sauc), parsed.by
@@ -399,7 +399,7 @@ def _multiclass(
         one_vs_rest(dirs, by_, weighted=weighted), on=by_, how="left", nulls_equal=True
     )
     metrics = ("n_classes", "auc", "sauc", "auc_ovr_macro", "auc_ovr_weighted")
-    return checked_keys(table, dups, parsed, by_).select(*parsed.by, *metrics), parsed.by
+    return checked_keys(table, dups, frame, parsed, by_).select(*parsed.by, *metrics), parsed.by
 
 
 def _proportion_correct(
@@ -415,7 +415,7 @@ def _proportion_correct(
         counts = flagged.group_by([*parsed.groups, CLASS]).agg(*FLAG_COUNTS, *extra)
         table = threshold_c1(counts, parsed.groups, keyed=keyed)
         if keyed:
-            table = unique_keys(table, parsed.groups, within, sample)
+            table = unique_keys(table, frame, parsed.groups, within, sample)
         table = table.select(*parsed.by, "n", "c1")
         return table.with_columns(pl.lit(None, pl.Float64).alias("c2")), parsed.by
     if not parsed.has(sample):
@@ -431,4 +431,5 @@ def _proportion_correct(
     table = c1_table(frame, by_, sample, threshold, within).join(
         c2_table(frame, by_, sample), on=by_, how="left", nulls_equal=True
     )
-    return unique_keys(table, by_, within, sample).select(*parsed.by, "n", "c1", "c2"), parsed.by
+    table = unique_keys(table, frame, by_, within, sample)
+    return table.select(*parsed.by, "n", "c1", "c2"), parsed.by
