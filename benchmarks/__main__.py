@@ -6,7 +6,8 @@
 
 Sections: ``binary`` (per-group AUC against the sort floor, polars-ds and
 scikit-learn, distinct and tied scores), ``evaluate`` (the full per-fold table
-against ``pr.auc`` alone), ``multiclass`` (Hand & Till's M against scikit-learn's
+against ``pr.auc`` alone), ``keys`` (what the repeated-key check costs ``pr.evaluate``),
+``multiclass`` (Hand & Till's M against scikit-learn's
 ovo loop), ``tables`` (paired t, ANOVA and Duncan on 50 models × 10 folds) and
 ``scale`` (peak memory of a hive-partitioned Parquet log, one query against
 batches) and ``weights`` (weighted AUC and average precision against ``pr.auc`` and
@@ -26,6 +27,7 @@ from pathlib import Path
 from benchmarks import (
     bench_binary,
     bench_evaluate,
+    bench_keys,
     bench_multiclass,
     bench_repeated,
     bench_scale,
@@ -34,7 +36,9 @@ from benchmarks import (
 )
 from benchmarks.common import machine
 
-SECTIONS = ("binary", "evaluate", "multiclass", "tables", "scale", "weights", "repeated")
+SECTIONS = (
+    "binary", "evaluate", "keys", "multiclass", "tables", "scale", "weights", "repeated",
+)  # fmt: skip
 
 
 def sizes(text: str) -> list[int]:
@@ -90,6 +94,8 @@ def main() -> None:
         elif section == "evaluate":  # cheap, and its ratio sits near its target: more rounds
             for distinct in (None, args.ties):
                 emit(bench_evaluate.run(evaluate_rows, 2 * repeat - 1, distinct))
+        elif section == "keys":  # the check's cost: the same table without it, 1M rows
+            emit(bench_keys.run(1_000_000, 2 * repeat - 1))
         elif section == "multiclass":
             emit(bench_multiclass.run_multiclass(samples, 4, 10, 5, repeat))
         elif section == "tables":
