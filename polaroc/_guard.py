@@ -43,8 +43,9 @@ def guarded(
 ) -> pl.LazyFrame:
     """Return ``frame``, failing with ``head + problem + tail`` if ``found`` has a problem.
 
-    For a ``DataFrame`` ``original`` the check runs now and raises ``ValueError``; for
-    a ``LazyFrame`` it joins the plan and raises ``ComputeError`` when collected.
+    For a ``DataFrame`` ``original`` the check runs now and raises ``ValueError`` (and
+    ``frame`` comes back as it is); for a ``LazyFrame`` it joins the plan and raises
+    ``ComputeError`` when collected.
 
     The check is the first part of a union with ``frame`` (it contributes no rows), so
     it runs even when ``frame`` turns out empty or only its head is read — a join
@@ -54,6 +55,7 @@ def guarded(
         problem = found.collect().item()
         if problem:
             raise ValueError(head + problem + tail)
+        return frame  # checked on these very rows: the plan needs no second check
     message = pl.concat_str(pl.lit(head), pl.col("problem"), pl.lit(tail))
     failed = found.select(fail_if(pl.col("problem") != "", message).alias(_OK))
     failed = failed.filter(~pl.col(_OK))  # always empty, or raises

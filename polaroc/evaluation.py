@@ -71,6 +71,48 @@ def with_auc_ci(table: pl.LazyFrame) -> pl.LazyFrame:
     )
 
 
+def per_fold_table(
+    counts: pl.LazyFrame,
+    sums: pl.LazyFrame,
+    dirs: pl.LazyFrame,
+    scores: pl.LazyFrame,
+    by: list[str],
+    *,
+    weighted: bool = False,
+) -> pl.LazyFrame:
+    """The per-fold table's columns from its parts, per group of ``by``.
+
+    ``counts``: ``n``, ``c1`` and the null counts (:func:`polaroc._blocks.threshold_c1`,
+    or :func:`polaroc._blocks.c1_table`); ``sums`` and ``dirs``: the blocks' sums and
+    directions; ``scores``: :func:`probability_parts` of the blocks' scoring-rule sums.
+    One assembly for :func:`evaluate` and the big groups of
+    :func:`polaroc.distributed.evaluate`, which make the same parts another way.
+    """
+    hanley_mcneil = hanley_mcneil_se(pl.col("auc"), pl.col("_n_pos"), pl.col("_n_neg"))
+    two = pl.col("n_classes") == 2
+    se = two & pl.lit(not weighted)  # no standard error is defined for weighted AUCs
+
+    def joined(table: pl.LazyFrame, part: pl.LazyFrame) -> pl.LazyFrame:
+        return table.join(part, on=by, how="left", nulls_equal=True)
+
+    table = counts
+    for part in (
+        m_table(sums, dirs, by),
+        _two_class_se(sums, dirs, by, weighted=weighted),
+        average_precision_table(sums, by),
+        scores,
+    ):
+        table = joined(table, part)
+    return table.with_columns(
+        pl.col("n", "n_classes").fill_null(0),
+        (1.0 - pl.col("c1")).alias("error"),
+        pl.when(two).then(pl.col("average_precision")).alias("average_precision"),
+        pl.when(se).then(pl.col("auc_se_delong")).alias("auc_se_delong"),
+        pl.when(se).then(hanley_mcneil).alias("auc_se_hanley_mcneil"),
+        *_probability_columns(),
+    )
+
+
 # a whole log is collapsed when at most 10 % of its first 100,000 scores are distinct and
 # it has 32 rows per such value (a hash aggregation over every row costs about a sort)
 _LOG_SAMPLE, _LOG_SHARE, _LOG_RUN = 100_000, 0.1, 32
@@ -392,30 +434,8 @@ def evaluate(
             weight_name=str(weight), check=not keyed,
         )  # fmt: skip
         counts = counts.drop("n", "c1").join(c1, on=by_, how="left", nulls_equal=True)
-    hanley_mcneil = hanley_mcneil_se(pl.col("auc"), pl.col("_n_pos"), pl.col("_n_neg"))
-    two = pl.col("n_classes") == 2
-    se = two & pl.lit(not weighted)  # no standard error is defined for weighted AUCs
-    table = (
-        counts.join(m_table(sums, dirs, by_), on=by_, how="left", nulls_equal=True)
-        .join(
-            _two_class_se(sums, dirs, by_, weighted=weighted), on=by_, how="left", nulls_equal=True
-        )
-        .join(average_precision_table(sums, by_), on=by_, how="left", nulls_equal=True)
-        .join(
-            _probability_scores(flagged, by_, weighted=weighted, has_class=parsed.has_class),
-            on=by_,
-            how="left",
-            nulls_equal=True,
-        )
-        .with_columns(
-            pl.col("n", "n_classes").fill_null(0),
-            (1.0 - pl.col("c1")).alias("error"),
-            pl.when(two).then(pl.col("average_precision")).alias("average_precision"),
-            pl.when(se).then(pl.col("auc_se_delong")).alias("auc_se_delong"),
-            pl.when(se).then(hanley_mcneil).alias("auc_se_hanley_mcneil"),
-            *_probability_columns(),
-        )
-    )
+    rules = _probability_scores(flagged, by_, weighted=weighted, has_class=parsed.has_class)
+    table = per_fold_table(counts, sums, dirs, rules, by_, weighted=weighted)
     if per_sample or keyed:
         table = unique_keys(table, frame, by_, within, sample)
     scores = ("brier", "log_loss", pl.col("n_not_probability").fill_null(0))
@@ -435,6 +455,11 @@ def evaluate(
 _P = "_pr_p_"  # prefix of the per-row terms and their sums
 
 
+def score_sum(name: str) -> str:
+    """The column of a scoring-rule term (``brier``, ``log``, ``w``, ``bad``, ...) and its sum."""
+    return f"{_P}{name}"
+
+
 def _probability_flags(weighted: bool, has_class: bool) -> list[list[pl.Expr]]:
     """Per row: the terms of the Brier score and log loss, 0 outside the usable rows.
 
@@ -451,17 +476,17 @@ def _probability_flags(weighted: bool, has_class: bool) -> list[list[pl.Expr]]:
     def where(rows: pl.Expr, value: pl.Expr) -> pl.Expr:
         return pl.when(rows).then(value).otherwise(0.0)
 
-    log = pl.col(f"{_P}log")
+    log = pl.col(score_sum("log"))
     first = [
-        where(usable, times_w(brier_loss(s, pos))).alias(f"{_P}brier"),
-        where(usable, times_w(log_loss_terms(s, pos))).alias(f"{_P}log"),
-        (where(usable, pl.col(WEIGHT)) if weighted else usable).alias(f"{_P}w"),
-        (usable & not_probability(s)).alias(f"{_P}bad"),
+        where(usable, times_w(brier_loss(s, pos))).alias(score_sum("brier")),
+        where(usable, times_w(log_loss_terms(s, pos))).alias(score_sum("log")),
+        (where(usable, pl.col(WEIGHT)) if weighted else usable).alias(score_sum("w")),
+        (usable & not_probability(s)).alias(score_sum("bad")),
     ]
     if not has_class:
         return [first]
     w_pos = where(usable & pos, pl.col(WEIGHT)) if weighted else usable & pos
-    return [first, [where(pos, log).alias(f"{_P}log_pos"), w_pos.alias(f"{_P}w_pos")]]
+    return [first, [where(pos, log).alias(score_sum("log_pos")), w_pos.alias(score_sum("w_pos"))]]
 
 
 def _probability_scores(
@@ -478,11 +503,16 @@ def _probability_scores(
     blocks = flagged.group_by([*by, CLASS]).agg(
         pl.col("_rows").sum(), pl.col("_nan").any(), pl.col(f"^{_P}.*$").sum()
     )
-    return _probability_parts(blocks, by, has_class)
+    return probability_parts(blocks, by, has_class)
 
 
-def _probability_parts(keys: pl.LazyFrame, by: list[str], has_class: bool) -> pl.LazyFrame:
-    """Per group, from the blocks' sums of :func:`_probability_scores`."""
+def probability_parts(keys: pl.LazyFrame, by: list[str], has_class: bool) -> pl.LazyFrame:
+    """Per group, from the per-(group, class) block sums of :func:`_probability_scores`.
+
+    ``keys``: by…, ``_pr_class``, ``_rows`` (usable rows), ``_nan`` (any NaN score) and
+    the ``_pr_p_*`` sums of :func:`_probability_flags` (``log_pos``/``w_pos`` only
+    with ``has_class``). Read by :func:`per_fold_table` through ``_probability_columns``.
+    """
     present = pl.col("_rows") > 0
     cls = pl.col(CLASS)
     top = cls == cls.filter(present).max()

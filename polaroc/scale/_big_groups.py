@@ -27,11 +27,8 @@ from polaroc._blocks import (
     CLASS,
     LABEL,
     USABLE,
-    average_precision_table,
     c1_table,
     directions,
-    m_table,
-    per_class,
     read_classes,
     row_flags,
     threshold_c1,
@@ -43,12 +40,12 @@ from polaroc._counts import (
     COUNT_POS,
     COUNT_POS_ABOVE,
     COUNT_SCORE,
-    hanley_mcneil_se,
     precision_term,
     score_counts,
 )
 from polaroc._input import LogColumns
 from polaroc._log import POSITIVE, SCORE
+from polaroc.evaluation import per_fold_table, probability_parts, score_sum
 from polaroc.metrics.scoring import brier_loss, log_loss_terms, not_probability
 
 GID = "_pr_gid"
@@ -131,41 +128,27 @@ def bucket_totals(counts: pl.DataFrame) -> pl.DataFrame:
 
 
 def probability_scores(totals: pl.DataFrame) -> pl.DataFrame:
-    """Per group id: ``brier``, ``log_loss``, ``n_not_probability`` from :func:`bucket_totals`.
+    """Per group id: the scoring rules' parts from :func:`bucket_totals`.
 
-    The rules of :func:`polaroc.metrics.scoring.group_scores`, on sums instead of rows:
-    two classes (or fewer), means over the rows of the largest class value; three or
-    more, Brier summed over classes and the true class's log loss, both per sample (a
-    positive row is one sample). Null for a group with one label or a score outside
-    ``[0, 1]``, NaN for a group holding a NaN score.
+    The bucket totals summed per (group id, class) block into the sums
+    :func:`polaroc.evaluation.probability_parts` reads from ``pr.evaluate``'s rows, so
+    that one rule (:func:`polaroc.evaluation.per_fold_table`) turns both into
+    ``brier``, ``log_loss`` and ``n_not_probability``.
     """
     cls, lab, w = pl.col(CLASS), pl.col(LABEL), pl.col(W)
+    positive = lab == cls
     present = totals.lazy().filter((w > 0) & cls.is_not_null() & lab.is_not_null())
-    per = present.group_by(GID, CLASS, LABEL).agg(pl.col(W, "_brier", "_log", "_bad", "_nan").sum())
-    positive, top = lab == cls, cls == cls.max()
-
-    def mean(total: str, rows: pl.Expr) -> pl.Expr:
-        return pl.col(total).filter(rows).sum() / w.filter(rows).sum().cast(pl.Float64)
-
-    many = pl.max_horizontal(cls.n_unique(), lab.n_unique()) > 2
-    bad = pl.col("_bad").sum().cast(pl.Int64)
-
-    def rule(binary: pl.Expr, several: pl.Expr) -> pl.Expr:
-        value = pl.when(many).then(several).otherwise(binary)
-        nan = pl.when(pl.col("_nan").sum() > 0).then(float("nan")).otherwise(value)
-        return pl.when((lab.n_unique() > 1) & (bad == 0)).then(nan)
-
-    return (
-        per.group_by(GID)
-        .agg(
-            rule(mean("_brier", top), pl.col("_brier").sum() / w.filter(positive).sum()).alias(
-                "brier"
-            ),
-            rule(mean("_log", top), mean("_log", positive)).alias("log_loss"),
-            bad.alias("n_not_probability"),
-        )
-        .collect()
+    blocks = present.group_by(GID, CLASS).agg(
+        w.sum().alias("_rows"),
+        (pl.col("_nan").sum() > 0).alias("_nan"),
+        pl.col("_brier").sum().alias(score_sum("brier")),
+        pl.col("_log").sum().alias(score_sum("log")),
+        w.sum().alias(score_sum("w")),
+        pl.col("_bad").sum().alias(score_sum("bad")),
+        pl.col("_log").filter(positive).sum().alias(score_sum("log_pos")),
+        w.filter(positive).sum().alias(score_sum("w_pos")),
     )
+    return probability_parts(blocks, [GID], has_class=True).collect()
 
 
 # 2U and the placement sums are Int64: exact while 2·n₊·n₋ (their bound) stays below 2⁶³
@@ -333,32 +316,7 @@ def assemble(
     if c1 is not None:
         per_sample = c1.lazy().join(keys, on=GID).drop(GID)
         counts = counts.drop("n", "c1").join(per_sample, on=by, how="left", nulls_equal=True)
-    delong = (
-        per_class(dirs, by)
-        .group_by(by)
-        .agg(pl.col("var_delong").sqrt().mean().alias("auc_se_delong"))
-    )
-    n = pl.col("n").sort_by(LABEL)
-    sizes = (
-        named.group_by([*by, LABEL])
-        .agg(pl.col("n").max())
-        .group_by(by)
-        .agg(n.last().alias("_n_pos"), n.first().alias("_n_neg"))
-    )
-    two = pl.col("n_classes") == 2
-    hanley_mcneil = hanley_mcneil_se(pl.col("auc"), pl.col("_n_pos"), pl.col("_n_neg"))
-    table = (
-        counts.join(m_table(named, dirs, by), on=by, how="left", nulls_equal=True)
-        .join(sizes, on=by, how="left", nulls_equal=True)
-        .join(delong, on=by, how="left", nulls_equal=True)
-        .join(average_precision_table(named, by), on=by, how="left", nulls_equal=True)
-        .join(scores.lazy().join(keys, on=GID).drop(GID), on=by, how="left", nulls_equal=True)
-        .with_columns(
-            pl.col("n", "n_classes", "n_not_probability").fill_null(0),
-            (1.0 - pl.col("c1")).alias("error"),
-            pl.when(two).then(pl.col("average_precision")).alias("average_precision"),
-            pl.when(two).then(pl.col("auc_se_delong")).alias("auc_se_delong"),
-            pl.when(two).then(hanley_mcneil).alias("auc_se_hanley_mcneil"),
-        )
-    )
+    scores_of = scores.lazy().join(keys, on=GID).drop(GID)
+    table = per_fold_table(counts, named, dirs, scores_of, by)
+    table = table.with_columns(pl.col("n_not_probability").fill_null(0))
     return table.collect()
