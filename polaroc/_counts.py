@@ -51,6 +51,7 @@ __all__ = [
     "TIE_RUN",
     "TIE_SAMPLE",
     "average_precision_of",
+    "class_weights",
     "delong_variance_of",
     "heavily_tied",
     "placements",
@@ -199,6 +200,27 @@ def rank_stats(score: pl.Expr, positive: pl.Expr) -> pl.Expr:
     return sorted_path.list.concat(counts_path).list.eval(total)
 
 
+def class_weights() -> tuple[pl.Expr, pl.Expr, pl.Expr]:
+    """Inside ``list.eval`` on raw ``{threshold, positive, weight}`` rows: ``(pos, neg, bad)``.
+
+    ``pos``/``neg`` are each row's weight as a positive/negative (``Float64``, 0 for the
+    other class) under the contract's policies, with no row removed: a row with a null
+    score, label or weight weighs 0 (a weight-0 row adds nothing to any sum: it is the
+    row removed), and a usable row with a NaN score weighs NaN, so the sums turn NaN and
+    its class counts as present (Polars orders NaN above 0, so ``n > 0`` holds): a group
+    with a NaN score is NaN when it has both classes (weights of 0 included) and null
+    otherwise, the contract's "degenerate precedes NaN". ``bad`` (a scalar) tells
+    whether a weight of the rows (any row) is negative, NaN or infinite: two
+    reductions over the weights already in the list.
+    """
+    x, y, w = _E.struct.field("threshold"), _E.struct.field("positive"), _E.struct.field("weight")
+    usable = pl.when(x.is_nan()).then(w * float("nan")).when(x.is_not_null()).then(w)
+    pos = pl.when(y).then(usable).otherwise(0.0).fill_null(0.0)
+    neg = pl.when(~y).then(usable).otherwise(0.0).fill_null(0.0)
+    bad = ((w.min() < 0.0) | ~w.nan_max().is_finite()).fill_null(False)
+    return pos, neg, bad
+
+
 def weighted_auc(score: pl.Expr, positive: pl.Expr, weight: pl.Expr) -> pl.Expr:
     """Per group: ``{value, bad_weight}``, the weighted AUC read from the rows in score order.
 
@@ -212,30 +234,18 @@ def weighted_auc(score: pl.Expr, positive: pl.Expr, weight: pl.Expr) -> pl.Expr:
     of weights near 1 without rescaling them first.
 
     The columns are read as they are (``Float64`` score, ``Boolean`` positive,
-    ``Float64`` weight, all nullable) and the contract's policies are applied on the
-    way, so the rows are gathered into the group's list once and no filtered copies
-    are made:
-
-    * a row with a null score, label or weight gets weight 0 (a weight-0 row adds
-      nothing to any running sum: it is the row removed);
-    * a usable row with a NaN score gets weight NaN, so the sums turn NaN and the
-      class it belongs to counts as present (Polars orders NaN above 0): a group with
-      a NaN score is NaN when it has both classes (weights of 0 included) and null
-      otherwise — the contract's "degenerate precedes NaN";
-    * ``bad_weight`` tells whether a weight of the group (any row) is negative, NaN
-      or infinite: two reductions over the weights already in the list (the caller
-      raises; see ``_input.binary_expr``'s ``raw_weight``).
+    ``Float64`` weight, all nullable), so the rows are gathered into the group's list
+    once and no filtered copy is made: :func:`class_weights` applies the contract's
+    policies as weights, and ``bad_weight`` is its check (the caller raises; see
+    ``_input.binary_expr``'s ``raw_weight``).
 
     ``value`` is null when either class has no weight. Four ``list.eval`` steps (no
     common-subexpression elimination inside them): sort; the running sums, the
     last-of-run flag and the check; the runs' ends (one row per distinct score); the
     sum. Measured with ``benchmarks/bench_weights.py`` (see ``benchmarks/README.md``).
     """
-    x, y, w = _E.struct.field("threshold"), _E.struct.field("positive"), _E.struct.field("weight")
-    usable_w = pl.when(x.is_nan()).then(w * float("nan")).when(x.is_not_null()).then(w)
-    pos = pl.when(y).then(usable_w).otherwise(0.0).fill_null(0.0)
-    neg = pl.when(~y).then(usable_w).otherwise(0.0).fill_null(0.0)
-    bad = ((w.min() < 0.0) | ~w.nan_max().is_finite()).fill_null(False)
+    x = _E.struct.field("threshold")
+    pos, neg, bad = class_weights()
     runs = pl.struct(
         cneg=neg.cum_sum(), cpos=pos.cum_sum(), last=x.ne_missing(x.shift(-1)), bad=bad
     )
