@@ -246,9 +246,10 @@ def weighted_auc(score: pl.Expr, positive: pl.Expr, weight: pl.Expr) -> pl.Expr:
     """
     x = _E.struct.field("threshold")
     pos, neg, bad = class_weights()
-    runs = pl.struct(
-        cneg=neg.cum_sum(), cpos=pos.cum_sum(), last=x.ne_missing(x.shift(-1)), bad=bad
-    )
+    # null scores sort first and weigh 0; each is kept as a "run" of its own, so that a
+    # group of null scores still has rows to carry ``bad`` to the end
+    last = x.ne_missing(x.shift(-1)) | x.is_null()
+    runs = pl.struct(cneg=neg.cum_sum(), cpos=pos.cum_sum(), last=last, bad=bad)
     rows = pl.struct(threshold=score, positive=positive, weight=weight).implode()
     ends = (
         rows.list.eval(_E.sort_by(x)).list.eval(runs).list.eval(_E.filter(_E.struct.field("last")))
