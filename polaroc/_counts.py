@@ -51,6 +51,7 @@ __all__ = [
     "TIE_RUN",
     "TIE_SAMPLE",
     "average_precision_of",
+    "class_weights",
     "delong_variance_of",
     "heavily_tied",
     "placements",
@@ -199,45 +200,67 @@ def rank_stats(score: pl.Expr, positive: pl.Expr) -> pl.Expr:
     return sorted_path.list.concat(counts_path).list.eval(total)
 
 
+def class_weights() -> tuple[pl.Expr, pl.Expr, pl.Expr]:
+    """Inside ``list.eval`` on raw ``{threshold, positive, weight}`` rows: ``(pos, neg, bad)``.
+
+    ``pos``/``neg`` are each row's weight as a positive/negative (``Float64``, 0 for the
+    other class) under the contract's policies, with no row removed: a row with a null
+    score, label or weight weighs 0 (a weight-0 row adds nothing to any sum: it is the
+    row removed), and a usable row with a NaN score weighs NaN, so the sums turn NaN and
+    its class counts as present (Polars orders NaN above 0, so ``n > 0`` holds): a group
+    with a NaN score is NaN when it has both classes (weights of 0 included) and null
+    otherwise, the contract's "degenerate precedes NaN". ``bad`` (a scalar) tells
+    whether a weight of the rows (any row) is negative, NaN or infinite: two
+    reductions over the weights already in the list.
+    """
+    x, y, w = _E.struct.field("threshold"), _E.struct.field("positive"), _E.struct.field("weight")
+    usable = pl.when(x.is_nan()).then(w * float("nan")).when(x.is_not_null()).then(w)
+    pos = pl.when(y).then(usable).otherwise(0.0).fill_null(0.0)
+    neg = pl.when(~y).then(usable).otherwise(0.0).fill_null(0.0)
+    bad = ((w.min() < 0.0) | ~w.nan_max().is_finite()).fill_null(False)
+    return pos, neg, bad
+
+
 def weighted_auc(score: pl.Expr, positive: pl.Expr, weight: pl.Expr) -> pl.Expr:
-    """Per group: the weighted AUC from the rows in score order (one sort).
+    """Per group: ``{value, bad_weight}``, the weighted AUC read from the rows in score order.
 
     Each (positive, negative) pair counts w₊·w₋, ties ½ (scikit-learn's
-    ``roc_auc_score(..., sample_weight=w)``). Read per tie run r: with P_r and N_r its
-    positives' and negatives' weight and C_r the negatives' running weight at its end,
-    twice the Mann–Whitney count is Σ_r P_r·(C_{r−1} + C_r) (the negatives below the
-    run, twice, plus the run's own). Null when either class has no weight. ``score``
-    and ``positive`` must hold no nulls (``binary_expr`` drops those rows).
+    ``roc_auc_score(..., sample_weight=w)``). Read per tie run r: with P_r the run's
+    positive weight and C_r the negatives' running weight at its end, twice the
+    Mann–Whitney count is Σ_r P_r·(C_{r−1} + C_r) (Bradley 1997, eq. 7, with weights:
+    the negatives below the run, twice, plus the run's own), and the AUC that sum over
+    2·W₊·W₋. It is summed as Σ_r P_r·((C_{r−1} + C_r)/W₋) / W₊: every factor is at most
+    2 and no two weights are multiplied, so weights of 1e160 or 1e-170 give the value
+    of weights near 1 without rescaling them first.
 
-    The rows are sorted inside one list per group and, in the same ``list.eval``, get
-    the running weights and the last-of-run flag as fields (``list.eval`` has no
-    common-subexpression elimination); the runs' ends are then kept and the sums read
-    from them, so tied scores cost one pass over the rows and then one per distinct
-    value (the weighted count of distinct values). Measured against a reduction over
-    every row (fills of the run bounds), ``pr.auc(weight=)`` ÷ ``pr.auc`` on 1M rows:
-    1.5–1.6 → 1.3 on 1,000 distinct values, 1.4 → 1.45 on distinct scores.
+    The columns are read as they are (``Float64`` score, ``Boolean`` positive,
+    ``Float64`` weight, all nullable), so the rows are gathered into the group's list
+    once and no filtered copy is made: :func:`class_weights` applies the contract's
+    policies as weights, and ``bad_weight`` is its check (the caller raises; see
+    ``_input.binary_expr``'s ``raw_weight``).
+
+    ``value`` is null when either class has no weight. Four ``list.eval`` steps (no
+    common-subexpression elimination inside them): sort; the running sums, the
+    last-of-run flag and the check; the runs' ends (one row per distinct score); the
+    sum. Measured with ``benchmarks/bench_weights.py`` (see ``benchmarks/README.md``).
     """
-    f = pl.field
-    x = f("threshold")
-    negative = pl.when(f("positive")).then(0.0).otherwise(f("weight"))
-    runs = (
-        _E.sort_by(_E.struct.field("threshold"))
-        .struct.with_fields(neg=negative)
-        .struct.with_fields(
-            cneg=f("neg").cum_sum(),
-            cpos=(f("weight") - f("neg")).cum_sum(),  # w − neg: w for a positive, else 0
-            last=x.ne_missing(x.shift(-1)),
-        )
-        .struct.drop(["threshold", "positive", "weight", "neg"])
+    x = _E.struct.field("threshold")
+    pos, neg, bad = class_weights()
+    # null scores sort first and weigh 0; each is kept as a "run" of its own, so that a
+    # group of null scores still has rows to carry ``bad`` to the end
+    last = x.ne_missing(x.shift(-1)) | x.is_null()
+    runs = pl.struct(cneg=neg.cum_sum(), cpos=pos.cum_sum(), last=last, bad=bad)
+    rows = pl.struct(threshold=score, positive=positive, weight=weight).implode()
+    ends = (
+        rows.list.eval(_E.sort_by(x)).list.eval(runs).list.eval(_E.filter(_E.struct.field("last")))
     )
-    rows = pl.struct(threshold=score, positive=positive, weight=weight).implode().list.eval(runs)
-    ends = rows.list.eval(_E.filter(_E.struct.field("last")))
     cneg, cpos = _E.struct.field("cneg"), _E.struct.field("cpos")
     n_pos, n_neg = cpos.last(), cneg.last()
     run_pos = cpos - cpos.shift(1, fill_value=0.0)
-    u2 = (run_pos * (cneg.shift(1, fill_value=0.0) + cneg)).sum()  # twice the count
-    auc = pl.when((n_pos > 0) & (n_neg > 0)).then(u2 / (2.0 * n_pos * n_neg))
-    return ends.list.eval(auc).list.first()
+    u = (run_pos * ((cneg.shift(1, fill_value=0.0) + cneg) / n_neg)).sum() / n_pos
+    auc = pl.when((n_pos > 0) & (n_neg > 0)).then(0.5 * u)  # NaN > 0: a NaN class is present
+    result = pl.struct(value=auc, bad_weight=_E.struct.field("bad").first())
+    return ends.list.eval(result).list.first()
 
 
 def reduce_ranks(score: pl.Expr, positive: pl.Expr, reduction: pl.Expr) -> pl.Expr:

@@ -219,6 +219,24 @@ def weight_message(name: str) -> str:
     )
 
 
+def _value_unless_bad_weight(result: pl.Series, *, message: str) -> pl.Series:
+    if result.struct.field("bad_weight").fill_null(False).any():
+        raise DataError(message)
+    return result.struct.field("value")
+
+
+def unless_bad_weight(result: pl.Expr, message: str) -> pl.Expr:
+    """The field ``value`` of the struct ``result``, or ``message`` raised at run time.
+
+    ``result`` holds per group a ``Float64`` ``value`` and a Boolean ``bad_weight``;
+    when any group's ``bad_weight`` is true the query fails with a :class:`DataError`
+    whose first line is ``message``. Like :func:`fail_if` it runs once per batch of
+    groups, never on the rows.
+    """
+    check = partial(_value_unless_bad_weight, message=message)
+    return result.map_batches(check, return_dtype=pl.Float64, is_elementwise=True)
+
+
 def scaled_weight(w: pl.Expr) -> pl.Expr:
     """Weights divided by their largest (in the group or list they are evaluated in).
 
@@ -241,6 +259,7 @@ def binary_expr(
     raw: bool = False,
     weight: ColumnLike | None = None,
     two_classes: bool = False,
+    raw_weight: bool = False,
 ) -> pl.Expr:
     """Build an aggregating binary metric with the contract's input policies.
 
@@ -267,6 +286,15 @@ def binary_expr(
     scaling every weight leaves unchanged) the weights are first divided by the
     group's largest (:func:`scaled_weight`), so weights of 1e160 or 1e-170 give the
     value of weights near 1 instead of overflowing or underflowing.
+
+    With ``raw_weight`` (and a ``weight``) ``build(score, positive, weight)`` receives
+    the three columns as they are (nulls, NaN scores and zero weights included; the
+    weight cast to ``Float64``, not checked, not scaled), applies the policies itself
+    and returns a struct of the group's ``value`` (``Float64``) and ``bad_weight``
+    (whether a weight of the group is negative, NaN or infinite, read from the rows it
+    reads anyway); the query then fails naming the column, as above. (Each column an
+    aggregation reads, and each filtered copy, costs a gather of the group's rows: at
+    10M rows in 80 interleaved groups about an eighth of the AUC each.)
     """
     score_in = to_expr(score, argument="score")
     positive_in = to_expr(positive, argument="positive")
@@ -283,7 +311,10 @@ def binary_expr(
         (s, s_dtype), (p, p_dtype) = inputs[:2]
         s = as_score(s, s_dtype)
         p, check = as_indicator(p, p_dtype)
-        if len(inputs) == 3:
+        if len(inputs) == 3 and raw_weight:
+            w, _ = as_weight(*inputs[2])
+            value = unless_bad_weight(build(s, p, w), weight_message(describe(inputs[2][0])))
+        elif len(inputs) == 3:
             w, w_check = as_weight(*inputs[2])
             keep = s.is_not_null() & p.is_not_null() & ((w > 0.0) | (s.is_nan() & w.is_not_null()))
             s, p, w = s.filter(keep), p.filter(keep), w.filter(keep)

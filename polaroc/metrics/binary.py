@@ -51,8 +51,13 @@ def _from_ranks(reduction: pl.Expr) -> Callable[[pl.Expr, pl.Expr], pl.Expr]:
 
 def _weighted_auc(s: pl.Expr, p: pl.Expr, w: pl.Expr) -> pl.Expr:
     # Each (positive, negative) pair weighted w₊·w₋, ties ½, over W₊·W₋: read from the
-    # group's rows in score order (the ordering of the counts at thresholds).
+    # group's rows in score order (the ordering of the counts at thresholds), nulls, NaN
+    # and the weight check handled on the way (``binary_expr``'s ``raw_weight``).
     return c.weighted_auc(s, p, w)
+
+
+def _weighted_gini(s: pl.Expr, p: pl.Expr, w: pl.Expr) -> pl.Expr:
+    return c.weighted_auc(s, p, w).struct.with_fields(value=2.0 * pl.field("value") - 1.0)
 
 
 def auc(score: ColumnLike, positive: ColumnLike, *, weight: ColumnLike | None = None) -> pl.Expr:
@@ -124,7 +129,7 @@ def auc(score: ColumnLike, positive: ColumnLike, *, weight: ColumnLike | None = 
     """
     if weight is not None:
         return binary_expr(
-            score, positive, _weighted_auc, name="auc", weight=weight, two_classes=True
+            score, positive, _weighted_auc, name="auc", weight=weight, raw_weight=True
         )
     return binary_expr(score, positive, _from_ranks(_auc_from_ranks()), name="auc", raw=True)
 
@@ -151,8 +156,9 @@ def gini(score: ColumnLike, positive: ColumnLike, *, weight: ColumnLike | None =
     └──────┘
     """
     if weight is not None:
-        weighted = lambda s, p, w: 2.0 * _weighted_auc(s, p, w) - 1.0  # noqa: E731
-        return binary_expr(score, positive, weighted, name="gini", weight=weight, two_classes=True)
+        return binary_expr(
+            score, positive, _weighted_gini, name="gini", weight=weight, raw_weight=True
+        )
     build = _from_ranks(2.0 * _auc_from_ranks() - 1.0)
     return binary_expr(score, positive, build, name="gini", raw=True)
 

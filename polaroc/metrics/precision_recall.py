@@ -53,7 +53,7 @@ def _precision() -> pl.Expr:
     return _TP / (_TP + _FP)
 
 
-def _average_precision_of_sorted(weighted: bool) -> pl.Expr:
+def _average_precision_of_sorted() -> pl.Expr:
     """AP inside ``list.eval`` on a group's rows in ascending score order (``sorted_rows``).
 
     Each positive's precision is read at the first row of its tie run (the threshold
@@ -66,18 +66,42 @@ def _average_precision_of_sorted(weighted: bool) -> pl.Expr:
     e = pl.element().struct.field
     x, y = e("threshold").set_sorted(), e("positive")
     start = x.rank("min").cast(pl.Int64) - 1
-    if weighted:
-        w = e("weight")
-        pos = pl.when(y).then(w).otherwise(0.0)
-        rows_above = w.cum_sum(reverse=True).gather(start)
-        n_neg = pl.when(y).then(0.0).otherwise(w).sum()
-    else:
-        pos = y.cast(pl.Int64)
-        rows_above = pl.len().cast(pl.Int64) - start
-        n_neg = (~y).sum()
+    pos = y.cast(pl.Int64)
+    rows_above = pl.len().cast(pl.Int64) - start
     pos_above = pos.cum_sum(reverse=True).gather(start)
     terms = c.precision_term(pos, pos_above, rows_above)  # the core's one AP formula
-    return c.average_precision_of(terms.sum(), pos.sum(), n_neg)
+    return c.average_precision_of(terms.sum(), pos.sum(), (~y).sum())
+
+
+def _weighted_average_precision(s: pl.Expr, p: pl.Expr, w: pl.Expr) -> pl.Expr:
+    """Per group ``{value, bad_weight}``: weighted AP from the raw columns (``raw_weight``).
+
+    As :func:`_average_precision_of_sorted`, the positives' and all rows' weights at or
+    above each run's first row are reverse running sums read at ``rank("min") − 1``
+    (null scores sorted last, so the ranks index the rows). The rows are the columns
+    as they are, the policies applied as weights by ``_counts.class_weights``; a row
+    of weight 0 adds no term (its precision may be 0/0). No weight is rescaled: each
+    term is a weight times a ratio of sums, so 1e160 or 1e-170 neither overflow nor
+    underflow.
+    """
+    e = pl.element().struct.field
+    pos, neg, bad = c.class_weights()
+    x = e("threshold").set_sorted()
+    rows = pl.struct(pos=pos, neg=neg, start=x.rank("min").cast(pl.Int64) - 1, bad=bad)
+    pos, neg, start = e("pos"), e("neg"), e("start")
+    pos_above = pos.cum_sum(reverse=True).gather(start)
+    rows_above = (pos + neg).cum_sum(reverse=True).gather(start)
+    terms = pl.when(pos > 0.0).then(c.precision_term(pos, pos_above, rows_above))
+    value = c.average_precision_of(terms.sum(), pos.sum(), neg.sum())
+    by_score = pl.element().sort_by(e("threshold"), nulls_last=True)
+    return (
+        pl.struct(threshold=s, positive=p, weight=w)
+        .implode()
+        .list.eval(by_score)
+        .list.eval(rows)
+        .list.eval(pl.struct(value=value, bad_weight=e("bad").first()))
+        .list.first()
+    )
 
 
 def average_precision(
@@ -136,14 +160,20 @@ def average_precision(
 
     That is (1/1 + 2/3 + 3/4) / 3: the precision at each positive, averaged.
     """
+    if weight is not None:
+        return binary_expr(
+            score,
+            positive,
+            _weighted_average_precision,
+            name="average_precision",
+            weight=weight,
+            raw_weight=True,
+        )
 
-    def build(s: pl.Expr, p: pl.Expr, w: pl.Expr | None = None) -> pl.Expr:
-        reduction = _average_precision_of_sorted(weighted=w is not None)
-        return c.sorted_rows(s, p, w).list.eval(reduction).list.first()
+    def build(s: pl.Expr, p: pl.Expr) -> pl.Expr:
+        return c.sorted_rows(s, p).list.eval(_average_precision_of_sorted()).list.first()
 
-    return binary_expr(
-        score, positive, build, name="average_precision", weight=weight, two_classes=True
-    )
+    return binary_expr(score, positive, build, name="average_precision", two_classes=True)
 
 
 # ------------------------------------------------------------------ curves
