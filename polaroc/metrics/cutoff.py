@@ -24,7 +24,7 @@ from collections.abc import Callable
 
 import polars as pl
 
-from polaroc._input import ColumnLike, binary_expr
+from polaroc._input import NAN, ColumnLike, binary_expr
 from polaroc.metrics.binary import confusion_counts
 
 __all__ = [
@@ -50,20 +50,32 @@ def _at_threshold(
     threshold: float | pl.Expr,
     weight: ColumnLike | None,
 ) -> pl.Expr:
-    """``formula`` of the ``Float64`` counts; null unless both classes are present."""
+    """``formula`` of the ``Float64`` counts; null unless both classes are present.
+
+    Unweighted, the counts are taken on the rows as they are (``binary_expr``'s raw
+    path): a row with a null score or label is in no cell (``null & x`` is null or
+    false, which a sum skips), so no filtered copies of the columns are made, and the
+    NaN flag rides along with the counts.
+    """
 
     def build(s: pl.Expr, p: pl.Expr, w: pl.Expr | None = None) -> pl.Expr:
         # the four counts once, as one struct; the formula reads its fields (an
         # aggregation has no common-subexpression elimination: written on the sums,
         # MCC would sum every cell three or four times)
         cells = confusion_counts(s, p, threshold, w)
-        counts = pl.struct([v.alias(f) for f, v in cells.items()]).implode()
         k = {f: _E.struct.field(f).cast(pl.Float64) for f in ("tp", "fp", "tn", "fn")}
+        value = formula(k)
+        if w is None:  # raw rows: a NaN score of a labelled row makes the value NaN
+            cells["nan"] = (s.is_nan() & p.is_not_null()).any()
+            value = pl.when(_E.struct.field("nan")).then(NAN).otherwise(value)
+        counts = pl.struct([v.alias(f) for f, v in cells.items()]).implode()
         both = (k["tp"] + k["fn"] > 0) & (k["tn"] + k["fp"] > 0)
-        value: pl.Expr = counts.list.eval(pl.when(both).then(formula(k))).list.first()
-        return value
+        result: pl.Expr = counts.list.eval(pl.when(both).then(value)).list.first()
+        return result
 
-    return binary_expr(score, positive, build, name=name, weight=weight, two_classes=True)
+    return binary_expr(
+        score, positive, build, name=name, weight=weight, two_classes=True, raw=True
+    )
 
 
 def fbeta_of(beta: float) -> Callable[[Counts], pl.Expr]:
