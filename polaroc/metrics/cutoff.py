@@ -73,9 +73,7 @@ def _at_threshold(
         result: pl.Expr = counts.list.eval(pl.when(both).then(value)).list.first()
         return result
 
-    return binary_expr(
-        score, positive, build, name=name, weight=weight, two_classes=True, raw=True
-    )
+    return binary_expr(score, positive, build, name=name, weight=weight, two_classes=True, raw=True)
 
 
 def fbeta_of(beta: float) -> Callable[[Counts], pl.Expr]:
