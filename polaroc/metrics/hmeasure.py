@@ -72,22 +72,22 @@ def _rows(s: pl.Expr, p: pl.Expr, w: pl.Expr | None, *, descending: bool) -> pl.
     return row.sort_by(s, descending=descending).implode()
 
 
-def _sorted_counts(weighted: bool) -> pl.Expr:
-    """Inside ``list.eval`` on ``{t, y[, w]}`` rows: sorted by descending score, with counts.
+def _roc_points(weighted: bool) -> pl.Expr:
+    """Inside ``list.eval`` on ``{t, y[, w]}`` rows by descending score: the ROC points.
 
-    Fields ``x`` (negatives) and ``y`` (positives) become the running counts, and ``end``
-    marks the last row of each tie run: the ROC points in counts are the ``end`` rows.
-    Rows with a null ``t`` (a null score or label) sort last and are no run's end.
+    ``x`` = negatives, ``y`` = positives (running counts, or running weights) at the
+    last row of each tie run. Rows with a null ``t`` (a null score or label) sort last
+    and end no run. A new two-field struct is filtered: cheaper than adding the counts
+    to the rows' struct (``struct.with_fields``) and filtering that.
     """
-    t, y = pl.field("t"), pl.field("y")
+    t, y = _E.struct.field("t"), _E.struct.field("y")
     if weighted:
-        w = pl.field("w")
+        w = _E.struct.field("w")
         pos, neg = pl.when(y).then(w).otherwise(0.0), pl.when(y).then(0.0).otherwise(w)
     else:  # exact integer counts (UInt32: a list holds fewer than 2³² rows)
         pos, neg = y, ~y
     end = t.ne_missing(t.shift(-1)) & t.is_not_null()
-    rows = _E.sort_by(_E.struct.field("t"), descending=True, nulls_last=True)
-    return rows.struct.with_fields(x=neg.cum_sum(), y=pos.cum_sum(), end=end)
+    return pl.struct(x=neg.cum_sum(), y=pos.cum_sum()).filter(end)
 
 
 def _run_ends() -> pl.Expr:
@@ -106,8 +106,8 @@ def _run_ends() -> pl.Expr:
 
 def _roc_hull_candidates(rows: pl.Expr, weighted: bool) -> pl.Expr:
     """Per group: (0, 0) and the ROC points that may be hull vertices, in counts."""
-    points = rows.list.eval(_sorted_counts(weighted)).list.eval(_E.filter(_E.struct.field("end")))
-    return points.list.eval(_run_ends())
+    in_order = rows.list.eval(_E.sort_by(_E.struct.field("t"), descending=True, nulls_last=True))
+    return in_order.list.eval(_roc_points(weighted)).list.eval(_run_ends())
 
 
 def _below_chord(span: int) -> pl.Expr:
