@@ -24,7 +24,7 @@ from collections.abc import Callable
 
 import polars as pl
 
-from polaroc._input import ColumnLike, binary_expr
+from polaroc._input import NAN, ColumnLike, binary_expr
 from polaroc.metrics.binary import confusion_counts
 
 __all__ = [
@@ -56,14 +56,39 @@ def _at_threshold(
         # the four counts once, as one struct; the formula reads its fields (an
         # aggregation has no common-subexpression elimination: written on the sums,
         # MCC would sum every cell three or four times)
-        cells = confusion_counts(s, p, threshold, w)
-        counts = pl.struct([v.alias(f) for f, v in cells.items()]).implode()
         k = {f: _E.struct.field(f).cast(pl.Float64) for f in ("tp", "fp", "tn", "fn")}
         both = (k["tp"] + k["fn"] > 0) & (k["tn"] + k["fp"] > 0)
-        value: pl.Expr = counts.list.eval(pl.when(both).then(formula(k))).list.first()
-        return value
+        if w is None:
+            counts = _cell_codes(s, p, threshold).implode().list.eval(_code_counts())
+            value = pl.when(_E.struct.field("nan")).then(NAN).otherwise(formula(k))
+        else:
+            cells = confusion_counts(s, p, threshold, w)
+            counts = pl.struct([v.alias(f) for f, v in cells.items()]).implode()
+            value = formula(k)
+        result: pl.Expr = counts.list.eval(pl.when(both).then(value)).list.first()
+        return result
 
-    return binary_expr(score, positive, build, name=name, weight=weight, two_classes=True)
+    return binary_expr(score, positive, build, name=name, weight=weight, two_classes=True, raw=True)
+
+
+def _cell_codes(s: pl.Expr, p: pl.Expr, threshold: float | pl.Expr) -> pl.Expr:
+    """Per raw row: its cell as 2·predicted + positive, plus 4 for a NaN score.
+
+    Null for a row with a null score or label (it counts nowhere). One small integer
+    column gathered into each group's list costs less than four sums over the groups.
+    A NaN score is predicted positive (Polars orders NaN above every number).
+    """
+    u8 = pl.UInt8
+    return (s >= threshold).cast(u8) * 2 + p.cast(u8) + s.is_nan().cast(u8) * 4
+
+
+def _code_counts() -> pl.Expr:
+    """Inside ``list.eval`` on cell codes: ``{tp, fp, tn, fn, nan}``."""
+
+    def cell(code: int) -> pl.Expr:
+        return (_E.eq(code) | _E.eq(code + 4)).sum()
+
+    return pl.struct(tp=cell(3), fp=cell(2), tn=cell(0), fn=cell(1), nan=(_E >= 4).any())
 
 
 def fbeta_of(beta: float) -> Callable[[Counts], pl.Expr]:

@@ -52,7 +52,7 @@ from __future__ import annotations
 
 import polars as pl
 
-from polaroc._input import ColumnLike, binary_expr
+from polaroc._input import NAN, ColumnLike, binary_expr
 
 __all__ = ["h_measure", "ks_statistic"]
 
@@ -72,33 +72,42 @@ def _rows(s: pl.Expr, p: pl.Expr, w: pl.Expr | None, *, descending: bool) -> pl.
     return row.sort_by(s, descending=descending).implode()
 
 
-def _steps(weighted: bool) -> tuple[pl.Expr, pl.Expr, pl.Expr]:
-    """Inside ``list.eval`` on sorted rows: each row's positives, negatives, and tie ends."""
+def _roc_points(weighted: bool) -> pl.Expr:
+    """Inside ``list.eval`` on ``{t, y[, w]}`` rows by descending score: the ROC points.
+
+    ``x`` = negatives, ``y`` = positives (running counts, or running weights) at the
+    last row of each tie run. Rows with a null ``t`` (a null score or label) sort last
+    and end no run. A new two-field struct is filtered: cheaper than adding the counts
+    to the rows' struct (``struct.with_fields``) and filtering that.
+    """
     t, y = _E.struct.field("t"), _E.struct.field("y")
     if weighted:
         w = _E.struct.field("w")
         pos, neg = pl.when(y).then(w).otherwise(0.0), pl.when(y).then(0.0).otherwise(w)
-    else:
-        pos, neg = y.cast(pl.Float64), (~y).cast(pl.Float64)
-    return pos, neg, t.ne_missing(t.shift(-1))
-
-
-def _roc_points(weighted: bool) -> pl.Expr:
-    """Inside ``list.eval`` on rows by descending score: ROC points in counts, from (0, 0).
-
-    ``x`` = false positives, ``y`` = true positives at each distinct threshold (the last
-    point is (n₋, n₊)).
-    """
-    pos, neg, end = _steps(weighted)
-    origin = pl.struct(x=pl.lit(0.0), y=pl.lit(0.0))
-    return origin.append(pl.struct(x=neg.cum_sum(), y=pos.cum_sum()).filter(end))
+    else:  # exact integer counts (UInt32: a list holds fewer than 2³² rows)
+        pos, neg = y, ~y
+    end = t.ne_missing(t.shift(-1)) & t.is_not_null()
+    return pl.struct(x=neg.cum_sum(), y=pos.cum_sum()).filter(end)
 
 
 def _run_ends() -> pl.Expr:
-    """Keep the ends and every point reached by a positive and left by a negative."""
-    dy0, dx1 = _Y - _Y.shift(1), _X.shift(-1) - _X  # null at the first / last point
-    drop = ((dy0 <= 0.0) | (dx1 <= 0.0)) & dy0.is_not_null() & dx1.is_not_null()
-    return ~drop
+    """Inside ``list.eval`` on the ROC points: (0, 0), then the hull candidates (step 1).
+
+    A point is kept when its tie run holds a positive and the next one a negative, and
+    the last point (n₋, n₊) always; the counts become ``Float64`` here (on the fewer
+    points) for the chord tests.
+    """
+    dy0 = _Y - _Y.shift(1, fill_value=0)  # positives of the run (the first from (0, 0))
+    dx1 = _X.shift(-1) - _X  # negatives of the next run; null at the last point
+    keep = ((dy0 > 0) & (dx1 > 0)) | dx1.is_null()
+    points = pl.struct(x=_X.cast(pl.Float64), y=_Y.cast(pl.Float64)).filter(keep)
+    return pl.struct(x=pl.lit(0.0), y=pl.lit(0.0)).append(points)
+
+
+def _roc_hull_candidates(rows: pl.Expr, weighted: bool) -> pl.Expr:
+    """Per group: (0, 0) and the ROC points that may be hull vertices, in counts."""
+    in_order = rows.list.eval(_E.sort_by(_E.struct.field("t"), descending=True, nulls_last=True))
+    return in_order.list.eval(_roc_points(weighted)).list.eval(_run_ends())
 
 
 def _below_chord(span: int) -> pl.Expr:
@@ -113,8 +122,7 @@ def _reflex() -> pl.Expr:
 
 
 def _hull(points: pl.Expr) -> pl.Expr:
-    """The ROC convex hull's vertices (see the module's docstring)."""
-    points = points.list.eval(_E.filter(_run_ends()))
+    """The ROC convex hull's vertices from the candidates (see the module's docstring)."""
     for k in range(HULL_PASSES):
         keep = ~_below_chord(1) if k < NEIGHBOUR_PASSES else ~_reflex()
         points = points.list.eval(_E.filter(keep))
@@ -139,11 +147,11 @@ def _rates(severity_ratio: float | None) -> pl.Expr:
     """Inside ``list.eval`` on a hull in counts: rates ``g0``, ``g1`` and the constants.
 
     ``pi1`` = π₁, ``b`` = β = 1 + 1/SR, ``ok``: both classes present and the chain concave
-    (else H is null). H is computed in three short steps (this, :func:`_cost_ranges`
-    and :func:`_h_of_ranges`), each materialised: written as one expression, every use
-    of π₁, β or a cost bound would repeat the whole chain below it (no
-    common-subexpression elimination in ``list.eval``), which cost a quarter of
-    ``pr.auc`` on 80 hulls of ~50 vertices.
+    (else H is null), repeated on every vertex. H is computed in short steps (this,
+    :func:`_cost_ranges`, :func:`_h_of_ranges`, :func:`_clamped`), each materialised:
+    ``list.eval`` has no common-subexpression elimination, so a step reads the constants
+    as fields of every vertex (elementwise, not as repeated aggregations) and no step
+    uses a result twice.
     """
     n_neg, n_pos = _X.last(), _Y.last()
     pi1 = n_pos / (n_pos + n_neg)
@@ -158,23 +166,26 @@ def _cost_ranges() -> pl.Expr:
     They are the slopes of its two hull edges in cost terms (0 and 1 at the ends).
     """
     f = _E.struct.field
-    g0, g1, pi1 = f("g0"), f("g1"), f("pi1").first()
+    g0, g1, pi1 = f("g0"), f("g1"), f("pi1")
     d1, d0 = pi1 * (g1 - g1.shift(1)), (1.0 - pi1) * (g0 - g0.shift(1))
-    cost = pl.lit(0.0).append((d1 / (d1 + d0)).slice(1)).append(pl.lit(1.0))
-    lo, hi = cost.head(pl.len()), cost.tail(pl.len())
-    return pl.struct(g0=g0, g1=g1, pi1=f("pi1"), b=f("b"), ok=f("ok"), lo=lo, hi=hi)
+    lo = (d1 / (d1 + d0)).fill_null(0.0)  # null only at the first vertex
+    return _E.struct.with_fields(lo=lo, hi=lo.shift(-1, fill_value=1.0))
 
 
 def _h_of_ranges() -> pl.Expr:
     """H = 1 − L/L_max: each vertex's share of L over its cost range (Hand 2009, eq. 10–12)."""
     f = _E.struct.field
-    pi1, lo, hi = f("pi1").first(), f("lo"), f("hi")
+    pi1, lo, hi = f("pi1"), f("lo"), f("hi")
     pi0 = 1.0 - pi1
-    b0, b1, _, k1 = _beta_parts(f("b").first())
+    b0, b1, _, k1 = _beta_parts(f("b"))
     pieces = pi0 * (1.0 - f("g0")) * (b0(hi) - b0(lo)) + pi1 * f("g1") * (b1(hi) - b1(lo))  # type: ignore[operator]
     worst = pi0 * b0(pi1) + pi1 * (k1 - b1(pi1))  # type: ignore[operator]
-    h = 1.0 - pieces.sum() / worst
-    return pl.when(f("ok").first()).then(pl.when((h < 0.0) & (h > -1e-12)).then(0.0).otherwise(h))
+    return pl.when(f("ok").first()).then(1.0 - pieces.sum() / worst.first())
+
+
+def _clamped() -> pl.Expr:
+    """Rounding below 0 by less than 1e-12 is 0 (on the one-element list of H)."""
+    return pl.when((_E < 0.0) & (_E > -1e-12)).then(0.0).otherwise(_E)
 
 
 def _concave() -> pl.Expr:
@@ -242,11 +253,25 @@ def h_measure(
         raise ValueError(msg)
 
     def build(s: pl.Expr, p: pl.Expr, w: pl.Expr | None = None) -> pl.Expr:
-        points = _rows(s, p, w, descending=True).list.eval(_roc_points(w is not None))
+        if w is None:  # the raw rows: an unlabelled row gets a null score (sorted last)
+            rows = pl.struct(t=pl.when(p.is_not_null()).then(s), y=p).implode()
+        else:
+            rows = pl.struct(t=s, y=p, w=w).implode()
+        points = _roc_hull_candidates(rows, w is not None)
         ranges = _hull(points).list.eval(_rates(severity_ratio)).list.eval(_cost_ranges())
-        return ranges.list.eval(_h_of_ranges()).list.first()
+        h = ranges.list.eval(_h_of_ranges()).list.eval(_clamped()).list.first()
+        return h if w is not None else _nan_if_nan_score(s, p, h)
 
-    return binary_expr(score, positive, build, name="h_measure", weight=weight, two_classes=True)
+    return binary_expr(
+        score, positive, build, name="h_measure", weight=weight, two_classes=True, raw=True
+    )
+
+
+def _nan_if_nan_score(s: pl.Expr, p: pl.Expr, value: pl.Expr) -> pl.Expr:
+    """``value``, or NaN for a group with both classes and a NaN score (raw rows)."""
+    scored = p.filter(s.is_not_null())
+    both = scored.any() & (~scored).any()  # each ``any`` stops at its first hit
+    return pl.when(both & (s.is_nan() & p.is_not_null()).any()).then(NAN).otherwise(value)
 
 
 def ks_statistic(

@@ -201,6 +201,55 @@ def test_awkward_input(name):
     assert (a is None and b is None) or a == pytest.approx(b)
 
 
+@pytest.mark.parametrize("name", list(EXPRESSIONS))
+def test_null_rows_count_nowhere_and_nan_needs_a_labelled_row(name, run, rng):
+    """Unweighted, these read the rows as they are (no filtered copies): a row with a null
+    score or label must change nothing, a NaN score on an unlabelled row is such a row,
+    and a group left with one class by its nulls is null even holding a NaN score. The
+    values without the null rows are checked against the oracles above."""
+    expr = EXPRESSIONS[name][0]
+    parts = []
+    for g in range(24):
+        n = int(rng.integers(4, 40))
+        s = np.round(rng.random(n), int(rng.integers(1, 3))).astype(object)
+        y = (rng.random(n) < 0.5).astype(object)
+        y[0], y[1] = True, False  # both classes among the usable rows...
+        for i in rng.choice(np.arange(2, n), size=min(n - 2, int(rng.integers(0, 5)))):
+            if rng.random() < 0.5:
+                s[i] = None
+            else:
+                y[i] = None
+                s[i] = float("nan") if rng.random() < 0.5 else s[i]
+        if g % 4 == 1:  # ...or not: the one negative loses its score; a positive is NaN
+            y[2:] = [None if v is None else True for v in y[2:]]
+            s[1], s[0] = None, float("nan")
+        if g % 4 == 2:  # a NaN on a labelled row
+            s[int(rng.integers(0, n))] = float("nan")
+        parts.append(
+            pl.DataFrame(
+                {"g": g, "score": list(s), "label": list(y)},
+                schema={"g": pl.Int64, "score": pl.Float64, "label": pl.Boolean},
+            )
+        )
+    log = pl.concat(parts)
+
+    def query(f):
+        return f.group_by("g").agg(expr("score", "label").alias("v")).sort("g")
+
+    got = run(log, query)
+    want = run(log.drop_nulls(["score", "label"]), query)
+    assert got["g"].to_list() == want["g"].to_list()
+    for (g, a), b in zip(got.iter_rows(), want["v"], strict=True):
+        if b is None:
+            assert a is None, (name, g, a)
+        elif np.isnan(b):
+            assert a is not None, (name, g)
+            assert np.isnan(a), (name, g, a)
+        else:
+            assert a == pytest.approx(b, rel=1e-12, abs=1e-15), (name, g, a, b)
+    assert got.filter(pl.col("g") % 4 == 1)["v"].null_count() == 6  # degenerate before NaN
+
+
 @pytest.mark.parametrize("rule", [pr.brier_score, pr.log_loss])
 def test_scores_outside_0_1_raise_naming_the_column(rule, mode):
     df = pl.DataFrame({"prob": [0.2, 1.5, 0.3], "y": [1, 0, 0]})
