@@ -58,13 +58,15 @@ _N_ROWS = "n_rows"
 
 # ``max_rows="auto"``: an unbounded per-group query holds up to ~8 times its input's
 # in-memory size (measured 4.1–7.9× for pr.evaluate, benchmarks/README.md); a batch is
-# sized so that this peak stays within a quarter of the log's own in-memory size (the
-# rest of the 2× target is the fixed cost of running the queries, ~80 MB measured, and
-# the key columns of the plan) and half the memory available, and never below _MIN_ROWS
-# rows (below that, each batch's fixed cost of one more query dominates and the memory is
-# small anyway).
+# sized so that this peak plus the fixed cost of running the queries (~70–80 MB above
+# the baseline, measured) stays within 1.5 times the log's own in-memory size (the
+# target is 2×: the rest is margin) and half the memory available, and never below
+# _MIN_ROWS rows (below that, each batch's fixed cost of one more query dominates and
+# the memory is small anyway). Batches as large as that hold several groups, which
+# Polars orders in parallel: batches of one group each ran 1.3–1.4× the time of one query.
 PEAK_PER_BYTE = 8
-_LOG_SHARE = 0.25
+_LOG_SHARE = 1.5
+_FIXED_BYTES = 80 * 2**20
 _MIN_ROWS = 100_000
 _SAMPLE_ROWS = 10_000
 _FILE_SCAN = re.compile(r"^\s*(?!PYTHON\b)\w+ SCAN \[", re.MULTILINE)
@@ -128,14 +130,15 @@ def auto_rows(rows: int, bytes_per_row: float, available: int | None) -> int:
     """The batch size of ``max_rows="auto"`` for a log of ``rows`` rows.
 
     A query that orders whole groups peaks at about ``PEAK_PER_BYTE`` (8) times the
-    in-memory size of what it reads. A batch of ``b`` rows of ``s`` bytes is sized
-    so that ``8·b·s`` stays within a quarter of the log's in-memory size ``rows·s`` and
-    half the ``available`` memory: ``b = min(rows·s/4, available/2) / (8·s)`` — a
-    thirty-second of the log when memory is plenty —, at least 100,000 rows. A log of ``b`` rows or
-    fewer is one batch (the unbounded query).
+    in-memory size of what it reads, and running queries costs about ``F`` = 80 MB
+    whatever they read. A batch of ``b`` rows of ``s`` bytes is sized so that
+    ``F + 8·b·s`` stays within 1.5 times the log's in-memory size ``rows·s`` and half
+    the ``available`` memory: ``b = min(1.5·rows·s − F, available/2) / (8·s)`` — about
+    a sixth of a log of a few GB when memory is plenty —, at least 100,000 rows. A log
+    of ``b`` rows or fewer is one batch (the unbounded query).
     """
     s = max(bytes_per_row, 1.0)
-    budget = rows * s * _LOG_SHARE
+    budget = rows * s * _LOG_SHARE - _FIXED_BYTES
     if available is not None:
         budget = min(budget, available / 2)
     return max(_MIN_ROWS, int(budget / (PEAK_PER_BYTE * s)))

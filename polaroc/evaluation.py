@@ -349,10 +349,10 @@ def evaluate(
         rows ``N`` (counted with the groups from the key columns: Parquet metadata for
         a plain scan), its in-memory bytes per row ``s`` (from its first 10,000 rows)
         and the memory available ``A`` (``/proc/meminfo``): a batch of
-        ``b = min(N·s/4, A/2) / (8·s)`` rows (a thirty-second of the log when memory
-        is plenty), at least 100,000, so that the batch's peak (about 8× its size) stays
-        within a quarter of the log's size and half the free memory. A log of ``b`` rows or
-        fewer runs as one query, unfiltered. ``None``: always one
+        ``b = min(1.5·N·s − F, A/2) / (8·s)`` rows, at least 100,000, so that the
+        batch's peak (about 8× its size) plus the fixed cost ``F`` of running a query
+        (80 MB) stays within 1.5× the log's size and half the free memory. A log of
+        ``b`` rows or fewer runs as one query, unfiltered. ``None``: always one
         query over the whole log. A number (NumPy integers too): that many rows a batch.
 
     Returns
