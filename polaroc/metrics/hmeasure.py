@@ -91,17 +91,16 @@ def _roc_points(weighted: bool) -> pl.Expr:
 
 
 def _run_ends() -> pl.Expr:
-    """Inside ``list.eval`` on the ROC points: (0, 0), then the hull candidates (step 1).
+    """Inside ``list.eval`` on the ROC points: the hull candidates (step 1).
 
     A point is kept when its tie run holds a positive and the next one a negative, and
-    the last point (n₋, n₊) always; the counts become ``Float64`` here (on the fewer
-    points) for the chord tests.
+    the last point (n₋, n₊) always. The origin (0, 0), the hull's first vertex, is not
+    stored: the steps after read it as the fill of a shift (a list's own literal
+    element costs more than the chord tests).
     """
     dy0 = _Y - _Y.shift(1, fill_value=0)  # positives of the run (the first from (0, 0))
     dx1 = _X.shift(-1) - _X  # negatives of the next run; null at the last point
-    keep = ((dy0 > 0) & (dx1 > 0)) | dx1.is_null()
-    points = pl.struct(x=_X.cast(pl.Float64), y=_Y.cast(pl.Float64)).filter(keep)
-    return pl.struct(x=pl.lit(0.0), y=pl.lit(0.0)).append(points)
+    return _E.filter(((dy0 > 0) & (dx1 > 0)) | dx1.is_null())
 
 
 def _roc_hull_candidates(rows: pl.Expr, weighted: bool) -> pl.Expr:
@@ -111,9 +110,14 @@ def _roc_hull_candidates(rows: pl.Expr, weighted: bool) -> pl.Expr:
 
 
 def _below_chord(span: int) -> pl.Expr:
-    """Whether a point is on or below the chord between its neighbours ``span`` away."""
-    dx0, dy0 = _X - _X.shift(span), _Y - _Y.shift(span)
-    dx1, dy1 = _X.shift(-span) - _X, _Y.shift(-span) - _Y
+    """Whether a point is on or below the chord between its neighbours ``span`` away.
+
+    Before the first ``span`` points the left neighbour is the origin, itself a hull
+    vertex: a point below any chord between points of the curve is not a vertex.
+    """
+    x, y = _X.cast(pl.Float64), _Y.cast(pl.Float64)  # UInt32 counts: products need more
+    dx0, dy0 = x - x.shift(span, fill_value=0.0), y - y.shift(span, fill_value=0.0)
+    dx1, dy1 = x.shift(-span) - x, y.shift(-span) - y
     return (dx0 * dy1 - dy0 * dx1 >= 0.0).fill_null(False)
 
 
@@ -163,12 +167,14 @@ def _rates(severity_ratio: float | None) -> pl.Expr:
 def _cost_ranges() -> pl.Expr:
     """Per hull vertex: the cost ratios ``lo`` to ``hi`` for which it is the optimal point.
 
-    They are the slopes of its two hull edges in cost terms (0 and 1 at the ends).
+    They are the slopes of its two hull edges in cost terms (1 at the last vertex); the
+    first stored vertex's edge starts at the origin, whose range is 0 to its ``lo``.
     """
     f = _E.struct.field
     g0, g1, pi1 = f("g0"), f("g1"), f("pi1")
-    d1, d0 = pi1 * (g1 - g1.shift(1)), (1.0 - pi1) * (g0 - g0.shift(1))
-    lo = (d1 / (d1 + d0)).fill_null(0.0)  # null only at the first vertex
+    d1 = pi1 * (g1 - g1.shift(1, fill_value=0.0))
+    d0 = (1.0 - pi1) * (g0 - g0.shift(1, fill_value=0.0))
+    lo = d1 / (d1 + d0)
     return _E.struct.with_fields(lo=lo, hi=lo.shift(-1, fill_value=1.0))
 
 
@@ -179,8 +185,10 @@ def _h_of_ranges() -> pl.Expr:
     pi0 = 1.0 - pi1
     b0, b1, _, k1 = _beta_parts(f("b"))
     pieces = pi0 * (1.0 - f("g0")) * (b0(hi) - b0(lo)) + pi1 * f("g1") * (b1(hi) - b1(lo))  # type: ignore[operator]
+    origin = pi0 * b0(lo)  # type: ignore[operator]  # the origin's share: cost ratios 0 to lo₁
     worst = pi0 * b0(pi1) + pi1 * (k1 - b1(pi1))  # type: ignore[operator]
-    return pl.when(f("ok").first()).then(1.0 - pieces.sum() / worst.first())
+    loss = pieces.sum() + origin.first()
+    return pl.when(f("ok").first()).then(1.0 - loss / worst.first())
 
 
 def _clamped() -> pl.Expr:
