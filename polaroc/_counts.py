@@ -76,21 +76,23 @@ CPOS = _E.struct.field("cpos")
 CNEG = _E.struct.field("cneg")
 
 
-def sorted_rows(score: pl.Expr, positive: pl.Expr, weight: pl.Expr | None = None) -> pl.Expr:
+def sorted_rows(
+    score: pl.Expr, positive: pl.Expr, weight: pl.Expr | None = None, *, nulls_last: bool = False
+) -> pl.Expr:
     """Return, per group, the list of ``{threshold, positive}`` structs in ascending score order.
 
     The pairs are gathered into one list per group and sorted there by their score
     (``sort_by`` inside ``list.eval``): measured at 1.1–1.3x the cost of sorting the
     score column alone, about 15 % less than ``sort_by`` in the aggregation (which
     evaluates the score expression twice), and every later step reads this order
-    instead of sorting again. Null scores sort first. With a ``weight`` the structs
-    also carry it (field ``weight``).
+    instead of sorting again. Null scores sort first (``nulls_last``: last). With a
+    ``weight`` the structs also carry it (field ``weight``).
     """
     row = pl.struct(threshold=score, positive=positive)
     if weight is not None:
         row = pl.struct(threshold=score, positive=positive, weight=weight)
     rows = row.implode()
-    return rows.list.eval(_E.sort_by(_E.struct.field("threshold")))
+    return rows.list.eval(_E.sort_by(_E.struct.field("threshold"), nulls_last=nulls_last))
 
 
 # A group's scores count as heavily tied when a sample of them repeats a lot and the
@@ -250,10 +252,8 @@ def weighted_auc(score: pl.Expr, positive: pl.Expr, weight: pl.Expr) -> pl.Expr:
     # group of null scores still has rows to carry ``bad`` to the end
     last = x.ne_missing(x.shift(-1)) | x.is_null()
     runs = pl.struct(cneg=neg.cum_sum(), cpos=pos.cum_sum(), last=last, bad=bad)
-    rows = pl.struct(threshold=score, positive=positive, weight=weight).implode()
-    ends = (
-        rows.list.eval(_E.sort_by(x)).list.eval(runs).list.eval(_E.filter(_E.struct.field("last")))
-    )
+    rows = sorted_rows(score, positive, weight)
+    ends = rows.list.eval(runs).list.eval(_E.filter(_E.struct.field("last")))
     cneg, cpos = _E.struct.field("cneg"), _E.struct.field("cpos")
     n_pos, n_neg = cpos.last(), cneg.last()
     run_pos = cpos - cpos.shift(1, fill_value=0.0)

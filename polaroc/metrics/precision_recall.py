@@ -93,11 +93,8 @@ def _weighted_average_precision(s: pl.Expr, p: pl.Expr, w: pl.Expr) -> pl.Expr:
     rows_above = (pos + neg).cum_sum(reverse=True).gather(start)
     terms = pl.when(pos > 0.0).then(c.precision_term(pos, pos_above, rows_above))
     value = c.average_precision_of(terms.sum(), pos.sum(), neg.sum())
-    by_score = pl.element().sort_by(e("threshold"), nulls_last=True)
     return (
-        pl.struct(threshold=s, positive=p, weight=w)
-        .implode()
-        .list.eval(by_score)
+        c.sorted_rows(s, p, w, nulls_last=True)
         .list.eval(rows)
         .list.eval(pl.struct(value=value, bad_weight=e("bad").first()))
         .list.first()
