@@ -29,6 +29,7 @@ from polaroc._input import NAN, FrameLike, LogColumns, fail_if
 from polaroc._log import (
     Log,
     comparable,
+    first_keys,
     key_columns,
     read_log,
     repeated_key_message,
@@ -758,14 +759,8 @@ def unique_keys(
         .agg(pl.len().alias(_COUNT))
         .filter(pl.col(_COUNT) > 1)
     )
-
-    def text(value: pl.Expr) -> pl.Expr:
-        return value.cast(pl.String).fill_null("null")
-
-    keys = pl.format("({})", pl.concat_str([text(pl.col(c)) for c in names], separator=", "))
     found = repeated.select(
-        pl.len().alias(_COUNT),
-        repeated_key_message(names, keys.unique().sort().head(3).str.join("; ")).alias(_MESSAGE),
+        pl.len().alias(_COUNT), repeated_key_message(names, first_keys(names)).alias(_MESSAGE)
     )
     # the check filters ``table``'s own rows (as every input check does), so that it runs
     # however the caller joins the result

@@ -124,6 +124,18 @@ def repeated_key_message(names: Sequence[str], listed: pl.Expr) -> pl.Expr:
     return pl.concat_str(pl.lit(head), listed, pl.lit(tail))
 
 
+def first_keys(names: Sequence[str], rows: pl.Expr | None = None) -> pl.Expr:
+    """The first three distinct keys of the columns ``names`` as ``(a, b); (c, d)``, sorted.
+
+    Of the rows where ``rows`` holds (all rows by default): the listing of
+    :func:`repeated_key_message`.
+    """
+    fields = [pl.col(c).cast(pl.String).fill_null("null") for c in names]
+    keys = pl.format("({})", pl.concat_str(fields, separator=", "))
+    keys = keys if rows is None else keys.filter(rows)
+    return keys.unique().sort().head(3).str.join("; ")
+
+
 def unique_rows(schema: pl.Schema, columns: LogColumns) -> pl.Expr:
     """For ``.filter``: ``True``, or a ``DataError`` naming the first repeated keys.
 
@@ -137,10 +149,7 @@ def unique_rows(schema: pl.Schema, columns: LogColumns) -> pl.Expr:
     if columns.class_ in schema:
         names.append(columns.class_)
     repeated = pl.len().over(names) > 1
-    fields = [pl.col(c).cast(pl.String).fill_null("null") for c in names]
-    keys = pl.format("({})", pl.concat_str(fields, separator=", "))
-    listed = keys.filter(repeated).unique().sort().head(3).str.join("; ")
-    return fail_if(repeated.any(), repeated_key_message(names, listed))
+    return fail_if(repeated.any(), repeated_key_message(names, first_keys(names, repeated)))
 
 
 def comparable(schema: pl.Schema, class_: str, label: str) -> tuple[pl.Expr, pl.Expr]:

@@ -501,7 +501,7 @@ def _probability_scores(
     for step in _probability_flags(weighted, has_class):
         flagged = flagged.with_columns(step)
     blocks = flagged.group_by([*by, CLASS]).agg(
-        pl.col("_rows").sum(), pl.col("_nan").any(), pl.col(f"^{_P}.*$").sum()
+        pl.col("_rows").sum(), pl.col("_nan").any(), pl.col(f"^{score_sum('')}.*$").sum()
     )
     return probability_parts(blocks, by, has_class)
 
@@ -518,7 +518,7 @@ def probability_parts(keys: pl.LazyFrame, by: list[str], has_class: bool) -> pl.
     top = cls == cls.filter(present).max()
 
     def total(name: str, rows: pl.Expr | None = None) -> pl.Expr:
-        value = pl.col(f"{_P}{name}")
+        value = pl.col(score_sum(name))
         return (value if rows is None else value.filter(rows)).sum()
 
     several = [  # read only for three classes or more
