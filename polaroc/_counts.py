@@ -308,7 +308,6 @@ def _weighted_threshold_counts(score: pl.Expr, positive: pl.Expr, weight: pl.Exp
     # The same ordering as the unweighted counts; the running sums add weights, and
     # the negatives' sum is accumulated on its own (not total − positives) so that a
     # class's count is exact when the other class's weights are large.
-    rows = pl.struct(threshold=score, positive=positive, weight=weight).implode()
     x, w = _E.struct.field("threshold"), _F("weight")
     last_of_tie = x.ne_missing(x.shift(-1))
     collapse = (
@@ -323,7 +322,7 @@ def _weighted_threshold_counts(score: pl.Expr, positive: pl.Expr, weight: pl.Exp
         )
         .struct.drop(["positive", "weight"])
     )
-    return rows.list.eval(_E.sort_by(x)).list.eval(collapse)
+    return sorted_rows(score, positive, weight).list.eval(collapse)
 
 
 def reduce_counts(
