@@ -24,6 +24,7 @@ import polars as pl
 
 import polaroc as pr
 from benchmarks.common import Timing, as_dict, assert_agree, binary_log, markdown, time_all
+from polaroc._counts import sorted_rows
 
 BY = ["model", "fold"]
 POLAROC = "pr.auc in group_by"
@@ -55,9 +56,8 @@ def one_sort_sums(*, sauc: bool) -> pl.Expr:
     Σ₊ x·z − Σ₋ x·(n₊ − z), Wu & Flach's sAUC times n₊n₋ (a tied pair adds 0 either way;
     finite scores only, no centring: a floor, not the table's rule).
     """
-    rows = pl.struct(x=pl.col("score"), y=pl.col("label")).implode()
-    x, y = _F("x").set_sorted(), _F("y")
-    ranked = rows.list.eval(_E.sort_by(_F("x"))).list.eval(
+    x, y = _F("threshold").set_sorted(), _F("positive")
+    ranked = sorted_rows(pl.col("score"), pl.col("label")).list.eval(
         _E.struct.with_fields(r=x.rank("average"))
     )
     r = _F("r")

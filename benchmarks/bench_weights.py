@@ -36,6 +36,7 @@ from sklearn.metrics import average_precision_score, roc_auc_score
 
 import polaroc as pr
 from benchmarks.common import as_dict, assert_agree, binary_log, markdown, time_all
+from polaroc._counts import sorted_rows
 
 BY = ["model", "fold"]
 AUC = "pr.auc in group_by"
@@ -67,12 +68,12 @@ _F = _E.struct.field
 
 
 def _sorted_rows() -> pl.Expr:
-    rows = pl.struct(x=pl.col("score"), y=pl.col("label"), w=pl.col("w")).implode()
-    return rows.list.eval(_E.sort_by(_F("x")))
+    """The package's ordering of the weighted AUC: ``{threshold, positive, weight}`` by score."""
+    return sorted_rows(pl.col("score"), pl.col("label"), pl.col("w"))
 
 
 def _pos_neg() -> tuple[pl.Expr, pl.Expr]:
-    y, w = _F("y"), _F("w")
+    y, w = _F("positive"), _F("weight")
     return pl.when(y).then(w).otherwise(0.0), pl.when(y).then(0.0).otherwise(w)
 
 
@@ -86,7 +87,7 @@ def floor_without_ties() -> pl.Expr:
 def floor_with_ties() -> pl.Expr:
     """The same read at the tie runs' ends: Σ_r P_r (C_{r−1} + C_r) / (2 W₊W₋)."""
     pos, neg = _pos_neg()
-    x = _F("x")
+    x = _F("threshold")
     runs = pl.struct(cneg=neg.cum_sum(), cpos=pos.cum_sum(), last=x.ne_missing(x.shift(-1)))
     cneg, cpos = _F("cneg"), _F("cpos")
     u = ((cpos - cpos.shift(1, fill_value=0.0)) * (cneg.shift(1, fill_value=0.0) + cneg)).sum()
