@@ -30,7 +30,7 @@ from polars.testing import assert_frame_equal
 import polaroc as pr
 from benchmarks.common import time_all
 from polaroc import evaluation
-from polaroc._names import DUP
+from polaroc.core.names import DUP
 
 GROUPS = 100
 

@@ -33,7 +33,7 @@ from polaroc.compare import (
     verdict,
     wilcoxon_test,
 )
-from polaroc.evaluation import evaluate
+from polaroc.evaluation import bootstrap, evaluate
 from polaroc.experiment import cross_validate_log, stratified_folds
 from polaroc.io import demo_log_path, scan_logs
 from polaroc.metrics import (
@@ -44,7 +44,6 @@ from polaroc.metrics import (
     average_precision,
     average_roc,
     balanced_accuracy,
-    bootstrap,
     brier_score,
     calibration,
     calibration_curve,

@@ -23,7 +23,7 @@ import pytest
 from polars.testing import assert_frame_equal
 
 import polaroc as pr
-import polaroc._batches as batches
+import polaroc.core.batches as batches
 from tests.scale.test_options import RENAMED, binary, multiclass, repeated, with_weight
 
 TOL = 1e-12

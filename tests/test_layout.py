@@ -50,8 +50,8 @@ def graph() -> dict[str, set[str]]:
 
 def test_the_import_graph_parses_every_module():
     edges = graph()
-    assert "polaroc.evaluation" in edges
-    assert "polaroc._batches" in edges["polaroc.evaluation"]  # the reader sees lazy imports
+    assert "polaroc.evaluation.per_fold" in edges
+    assert "polaroc.core.batches" in edges["polaroc.evaluation.per_fold"]
 
 
 def test_the_import_graph_has_no_circle():
@@ -61,13 +61,49 @@ def test_the_import_graph_has_no_circle():
         pytest.fail(f"import circle: {' -> '.join(error.args[1])}")
 
 
-def test_the_root_private_core_imports_no_room():
-    # polaroc/_*.py sit below every room (metrics/, compare/, scale/, ...) and the public
-    # modules: they import only each other
+# The rooms, bottom up (DESIGN.md, "Layout"): a module imports only from its own room or
+# a room of a lower rank. scale/ sits beside compare/ (it runs the per-fold table).
+RANK = {
+    "core": 0,
+    "io": 1,
+    "metrics": 1,
+    "experiment": 1,
+    "evaluation": 2,
+    "compare": 3,
+    "scale": 3,
+    "report": 4,
+}
+
+
+def room(module: str) -> str:
+    """The room of a dotted module name: its first part below ``polaroc``."""
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 else ""
+
+
+def test_no_module_imports_from_a_room_above_it():
     for name, targets in graph().items():
-        if name.startswith("polaroc._") and name != "polaroc.__main__":
-            above = {t for t in targets if not t.startswith("polaroc._")}
-            assert not above, f"{name} imports from above it: {sorted(above)}"
+        here = room(name)
+        if here not in RANK:  # the root's public entry points see every room
+            continue
+        above = sorted(t for t in targets if RANK.get(room(t), -1) > RANK[here])
+        assert not above, f"{name} imports from a room above it: {above}"
+
+
+def test_the_root_holds_only_public_entry_points():
+    root = sorted(p.name for p in PACKAGE.glob("*.py"))
+    assert root == ["__init__.py", "__main__.py", "io.py", "plot.py"], root
+    rooms = sorted(p.name for p in PACKAGE.iterdir() if (p / "__init__.py").exists())
+    assert set(rooms) == set(RANK) - {"io"}, rooms
+
+
+def test_modules_private_to_a_room_stay_in_it():
+    # a room's ``_module`` is imported only from inside that room
+    for name, targets in graph().items():
+        for target in targets:
+            private = target.rpartition(".")[2].startswith("_") and not target.endswith("__")
+            if private and room(target) != room(name):
+                pytest.fail(f"{name} imports {target}, private to {room(target)}/")
 
 
 def test_a_circle_is_found(tmp_path):

@@ -252,7 +252,7 @@ def test_bootstrap_of_operating_points(with_sample, name):
 
 def test_resampled_sample_ids_are_unique_across_replicates():
     log = _tied_binary_log(30)
-    drawn = pr.metrics.resample.resample(
+    drawn = pr.evaluation.resample.resample(
         log, by=["model", "fold"], label="label", sample="sample", n_boot=4, seed=0
     ).collect()
     assert drawn.select(pl.struct("model", "fold", "sample").is_unique().all()).item()

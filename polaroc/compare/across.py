@@ -15,7 +15,6 @@ from typing import Literal
 
 import polars as pl
 
-from polaroc._input import ColumnLike, FrameLike, as_lazy, as_names, require_columns
 from polaroc.compare._dist import (
     binom_half_p,
     chi2_sf,
@@ -25,7 +24,7 @@ from polaroc.compare._dist import (
     studentized_range_ppf,
     studentized_range_sf,
 )
-from polaroc.compare._table import (
+from polaroc.compare.fold_table import (
     DIGITS,
     VALUE,
     Adjust,
@@ -45,7 +44,8 @@ from polaroc.compare._table import (
     with_adjusted,
     with_float_df,
 )
-from polaroc.compare._table import higher_is_better as metric_higher_is_better
+from polaroc.compare.fold_table import higher_is_better as metric_higher_is_better
+from polaroc.core.inputs import ColumnLike, FrameLike, as_lazy, as_names, require_columns
 
 __all__ = ["friedman_test", "mean_ranks", "nemenyi_test", "sign_test", "wilcoxon_test"]
 

@@ -17,9 +17,9 @@ from contextlib import AbstractContextManager, nullcontext
 import numpy as np
 import polars as pl
 
-from polaroc._input import ColumnLike, FrameLike
 from polaroc.compare._dist import t_sf
-from polaroc.compare._table import (
+from polaroc.compare.across import dataset_means
+from polaroc.compare.fold_table import (
     ROUNDING,
     check_integer,
     negligible,
@@ -29,7 +29,7 @@ from polaroc.compare._table import (
     read_fold_table,
     settled_difference,
 )
-from polaroc.compare.across import dataset_means
+from polaroc.core.inputs import ColumnLike, FrameLike
 
 __all__ = ["bayes_signed_rank", "bayes_ttest"]
 

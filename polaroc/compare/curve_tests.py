@@ -15,10 +15,7 @@ from typing import Any
 
 import polars as pl
 
-from polaroc._input import LogColumns
-from polaroc._log import POSITIVE, SCORE
 from polaroc.compare._boot_auc import boot_auc_sd
-from polaroc.compare._table import Adjust, check_adjust, check_alpha, with_adjusted
 from polaroc.compare.delong import (
     Alternative,
     TwoModels,
@@ -26,6 +23,9 @@ from polaroc.compare.delong import (
     tail_p,
     two_models,
 )
+from polaroc.compare.fold_table import Adjust, check_adjust, check_alpha, with_adjusted
+from polaroc.core.inputs import LogColumns
+from polaroc.core.log import POSITIVE, SCORE
 from polaroc.metrics.binary import auc
 from polaroc.metrics.draws import (
     REPLICATE,

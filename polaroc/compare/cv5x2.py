@@ -15,10 +15,8 @@ from dataclasses import replace
 
 import polars as pl
 
-from polaroc._guard import guarded, listing, problems
-from polaroc._input import ColumnLike, FrameLike, as_lazy
 from polaroc.compare._dist import f_sf, t_p_value
-from polaroc.compare._table import (
+from polaroc.compare.fold_table import (
     Adjust,
     Alternative,
     FoldTable,
@@ -32,6 +30,8 @@ from polaroc.compare._table import (
     read_fold_table,
     with_adjusted,
 )
+from polaroc.core.guard import guarded, listing, problems
+from polaroc.core.inputs import ColumnLike, FrameLike, as_lazy
 
 __all__ = ["combined_ftest_5x2cv", "paired_ttest_5x2cv"]
 

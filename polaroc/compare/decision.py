@@ -14,9 +14,11 @@ from itertools import combinations
 
 import polars as pl
 
-from polaroc._input import ColumnLike, FrameLike, as_lazy, require_columns
 from polaroc.compare._dist import t_ppf
-from polaroc.compare._table import (
+from polaroc.compare.across import friedman_test, mean_ranks, nemenyi_test, wilcoxon_test
+from polaroc.compare.bayes import bayes_signed_rank, bayes_ttest
+from polaroc.compare.cv5x2 import combined_ftest_5x2cv
+from polaroc.compare.fold_table import (
     DIGITS,
     Adjust,
     adjusted,
@@ -26,14 +28,12 @@ from polaroc.compare._table import (
     negligible,
     resolve_by,
 )
-from polaroc.compare._table import (
+from polaroc.compare.fold_table import (
     higher_is_better as infer_direction,
 )
-from polaroc.compare.across import friedman_test, mean_ranks, nemenyi_test, wilcoxon_test
-from polaroc.compare.bayes import bayes_signed_rank, bayes_ttest
-from polaroc.compare.cv5x2 import combined_ftest_5x2cv
 from polaroc.compare.one_test_set import cochran_q, mcnemar_test
 from polaroc.compare.paired import paired_ttest
+from polaroc.core.inputs import ColumnLike, FrameLike, as_lazy, require_columns
 
 __all__ = ["verdict"]
 

@@ -17,11 +17,11 @@ import numpy as np
 import polars as pl
 from scipy import stats
 
-from polaroc._guard import guarded, listing, problems
-from polaroc._input import FrameLike, LogColumns, as_lazy, as_names
-from polaroc._log import POSITIVE, SCORE, read_log, unique_rows
 from polaroc.compare._dist import chi2_sf
-from polaroc.compare._table import check_alpha, decision, with_float_df
+from polaroc.compare.fold_table import check_alpha, decision, with_float_df
+from polaroc.core.guard import guarded, listing, problems
+from polaroc.core.inputs import FrameLike, LogColumns, as_lazy, as_names
+from polaroc.core.log import POSITIVE, SCORE, read_log, unique_rows
 
 __all__ = ["cochran_q", "mcnemar_test"]
 

@@ -16,9 +16,8 @@ from typing import Any
 
 import polars as pl
 
-from polaroc._input import ColumnLike, FrameLike
 from polaroc.compare._dist import t_p_value, t_ppf
-from polaroc.compare._table import (
+from polaroc.compare.fold_table import (
     Adjust,
     Alternative,
     adjusted,
@@ -35,6 +34,7 @@ from polaroc.compare._table import (
     with_adjusted,
 )
 from polaroc.compare.registry import comparison
+from polaroc.core.inputs import ColumnLike, FrameLike
 
 __all__ = ["paired_ttest", "test_agreement"]
 

@@ -29,9 +29,9 @@ import numpy as np
 import polars as pl
 from scipy import optimize, stats
 
-from polaroc._input import FrameLike, LogColumns, as_lazy, as_names
-from polaroc._log import POSITIVE, SCORE, read_log
 from polaroc.compare.delong import delong_test
+from polaroc.core.inputs import FrameLike, LogColumns, as_lazy, as_names
+from polaroc.core.log import POSITIVE, SCORE, read_log
 from polaroc.metrics.curves import roc_curve
 from polaroc.metrics.smooth import binormal_fit
 

@@ -18,7 +18,7 @@ from typing import Any, Literal
 
 import polars as pl
 
-from polaroc.compare._table import ADJUSTMENTS, Adjust, Alternative
+from polaroc.compare.fold_table import ADJUSTMENTS, Adjust, Alternative
 
 __all__ = [
     "ADJUSTMENTS",

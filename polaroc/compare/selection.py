@@ -14,10 +14,10 @@ from typing import Any, Literal
 
 import polars as pl
 
-from polaroc._guard import guarded, listing, one_class_rows, problems
-from polaroc._input import FrameLike, LogColumns, as_lazy
-from polaroc._log import POSITIVE, SCORE, read_log
-from polaroc.compare._table import design_listings, resolve_by
+from polaroc.compare.fold_table import design_listings, resolve_by
+from polaroc.core.guard import guarded, listing, one_class_rows, problems
+from polaroc.core.inputs import FrameLike, LogColumns, as_lazy
+from polaroc.core.log import POSITIVE, SCORE, read_log
 from polaroc.metrics.binary import auc
 from polaroc.metrics.scored import sauc
 

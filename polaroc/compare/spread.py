@@ -13,8 +13,8 @@ from collections.abc import Iterable
 
 import polars as pl
 
-from polaroc._input import ColumnLike, FrameLike, as_lazy, as_names, require_columns
-from polaroc.compare._table import VALUE, checked, metric_expr, negligible
+from polaroc.compare.fold_table import VALUE, checked, metric_expr, negligible
+from polaroc.core.inputs import ColumnLike, FrameLike, as_lazy, as_names, require_columns
 
 __all__ = ["se_vs_sd"]
 

@@ -17,9 +17,8 @@ from collections.abc import Iterable
 
 import polars as pl
 
-from polaroc._input import ColumnLike, FrameLike
 from polaroc.compare._dist import f_sf, studentized_range_ppf
-from polaroc.compare._table import (
+from polaroc.compare.fold_table import (
     VALUE,
     FoldTable,
     check_alpha,
@@ -29,6 +28,7 @@ from polaroc.compare._table import (
     read_fold_table,
     with_float_df,
 )
+from polaroc.core.inputs import ColumnLike, FrameLike
 
 __all__ = ["anova", "duncan", "duncan_ranges", "duncan_subsets"]
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import polars as pl
 
-from polaroc._input import ColumnLike, to_expr
+from polaroc.core.inputs import ColumnLike, to_expr
 
 __all__ = ["stratified_folds"]
 

@@ -2,7 +2,7 @@
 
 Binary metrics (:mod:`~polaroc.metrics.binary`, :mod:`~polaroc.metrics.scored`) are
 expressions; the multiclass tables, ROC curves, fold-combined curves, operating points and
-the bootstrap are lazy per-group tables.
+intervals are lazy per-group tables.
 """
 
 from polaroc.metrics.binary import (
@@ -35,7 +35,6 @@ from polaroc.metrics.multiclass import multiclass_auc, pairwise_auc, proportion_
 from polaroc.metrics.operating import min_cost_point, neyman_pearson_point, youden_point
 from polaroc.metrics.precision_recall import average_precision, pooled_pr_curve, pr_curve
 from polaroc.metrics.reliability import calibration, calibration_curve
-from polaroc.metrics.resample import bootstrap
 from polaroc.metrics.scored import sauc, sauc_parts
 from polaroc.metrics.scoring import brier_score, log_loss
 from polaroc.metrics.smooth import smooth_roc
@@ -57,7 +56,6 @@ __all__ = [
     "average_precision",
     "average_roc",
     "balanced_accuracy",
-    "bootstrap",
     "brier_score",
     "calibration",
     "calibration_curve",

@@ -5,7 +5,7 @@ scikit-learn's order is ``(y_true, y_score)``), and returns an expression with o
 value per group, so it works in ``select``, ``group_by().agg()`` and ``over()``, on
 ``DataFrame`` and ``LazyFrame``, with the in-memory and the streaming engine.
 
-Input policies (see ``polaroc._input``): rows with a null score or label are
+Input policies (see ``polaroc.core.inputs``): rows with a null score or label are
 ignored; a NaN score makes the group's value NaN; a group without positives or
 without negatives gives null; all counts are ``Int64``.
 """
@@ -17,8 +17,8 @@ from typing import Literal
 
 import polars as pl
 
-from polaroc import _counts as c
-from polaroc._input import NAN, ColumnLike, binary_expr
+from polaroc.core import counts as c
+from polaroc.core.inputs import NAN, ColumnLike, binary_expr
 
 __all__ = [
     "accuracy",

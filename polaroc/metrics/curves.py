@@ -1,6 +1,6 @@
 """Empirical ROC curves and the areas read from them.
 
-The curve of a group is its counts at thresholds (``polaroc._counts``) read from the
+The curve of a group is its counts at thresholds (``polaroc.core.counts``) read from the
 top down: at threshold ``t`` a sample is predicted positive iff ``score >= t`` (the
 rule of :func:`polaroc.confusion`), so the point for ``t`` is
 ``(fp(t) / n⁻, tp(t) / n⁺)``. Lowering ``t`` past a run of tied scores moves the
@@ -21,19 +21,9 @@ from typing import Literal
 import numpy as np
 import polars as pl
 
-from polaroc import _counts as c
-from polaroc._batches import bounded_plan
-from polaroc._curves import (
-    as_grid,
-    curve_input,
-    curve_lists,
-    explode_curves,
-    points_from_counts,
-    rate,
-    with_rates,
-    without_intermediate,
-)
-from polaroc._input import (
+from polaroc.core import counts as c
+from polaroc.core.batches import bounded_plan
+from polaroc.core.inputs import (
     ColumnLike,
     FrameLike,
     LogColumns,
@@ -44,6 +34,16 @@ from polaroc._input import (
     require_columns,
     require_numeric,
     to_expr,
+)
+from polaroc.metrics._curves import (
+    as_grid,
+    curve_input,
+    curve_lists,
+    explode_curves,
+    points_from_counts,
+    rate,
+    with_rates,
+    without_intermediate,
 )
 
 __all__ = ["partial_auc", "roc_curve", "roc_points", "trapezoid_auc"]

@@ -24,7 +24,7 @@ from collections.abc import Callable
 
 import polars as pl
 
-from polaroc._input import NAN, ColumnLike, binary_expr
+from polaroc.core.inputs import NAN, ColumnLike, binary_expr
 from polaroc.metrics.binary import confusion_counts
 
 __all__ = [

@@ -25,12 +25,12 @@ from typing import Literal
 import numpy as np
 import polars as pl
 
-from polaroc import _counts as c
-from polaroc._batches import bounded_plan
-from polaroc._curves import NAN, as_grid, curve_input, curve_lists, with_origin, with_rates
-from polaroc._input import FrameLike, LogColumns, as_int, as_lazy, as_names, is_integer
-from polaroc._log import pooled_by
-from polaroc._names import POSITIVE, SCORE, WEIGHT
+from polaroc.core import counts as c
+from polaroc.core.batches import bounded_plan
+from polaroc.core.inputs import FrameLike, LogColumns, as_int, as_lazy, as_names, is_integer
+from polaroc.core.log import pooled_by
+from polaroc.core.names import POSITIVE, SCORE, WEIGHT
+from polaroc.metrics._curves import NAN, as_grid, curve_input, curve_lists, with_origin, with_rates
 from polaroc.metrics.binary import auc
 from polaroc.metrics.curves import roc_curve
 

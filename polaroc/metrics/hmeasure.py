@@ -52,7 +52,7 @@ from __future__ import annotations
 
 import polars as pl
 
-from polaroc._input import NAN, ColumnLike, binary_expr
+from polaroc.core.inputs import NAN, ColumnLike, binary_expr
 
 __all__ = ["h_measure", "ks_statistic"]
 

@@ -14,9 +14,9 @@ from typing import Any, Literal
 import polars as pl
 from scipy.stats import norm
 
-from polaroc._guard import one_class_rows
-from polaroc._input import ColumnLike, FrameLike, LogColumns
-from polaroc._log import POSITIVE, SCORE, read_log
+from polaroc.core.guard import one_class_rows
+from polaroc.core.inputs import ColumnLike, FrameLike, LogColumns
+from polaroc.core.log import POSITIVE, SCORE, read_log
 from polaroc.metrics.binary import auc, auc_se
 from polaroc.metrics.draws import REPLICATE, check_replicates, seed_of, stratified_draws
 

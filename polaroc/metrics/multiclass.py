@@ -45,8 +45,8 @@ from typing import Literal
 
 import polars as pl
 
-from polaroc._batches import bounded_plan
-from polaroc._blocks import (
+from polaroc.core.batches import bounded_plan
+from polaroc.core.blocks import (
     FLAG_COUNTS,
     USABLE,
     c1_table,
@@ -64,8 +64,8 @@ from polaroc._blocks import (
     unique_keys,
     within_keys,
 )
-from polaroc._input import FrameLike, LogColumns
-from polaroc._names import CLASS
+from polaroc.core.inputs import FrameLike, LogColumns
+from polaroc.core.names import CLASS
 
 __all__ = ["multiclass_auc", "pairwise_auc", "proportion_correct"]
 

@@ -24,8 +24,8 @@ from typing import cast
 import numpy as np
 import polars as pl
 
-from polaroc._curves import NAN, as_grid, confusion, curve_input, curve_lists, rate_of
-from polaroc._input import FrameLike, LogColumns
+from polaroc.core.inputs import FrameLike, LogColumns
+from polaroc.metrics._curves import NAN, as_grid, confusion, curve_input, curve_lists, rate_of
 
 __all__ = ["min_cost_point", "neyman_pearson_point", "youden_point"]
 

@@ -3,7 +3,7 @@
 On very unbalanced problems the ROC view hides how many false positives come with
 each true positive; precision, ``tp / (tp + fp)``, shows them. Both quantities here
 are read from the same counts at thresholds as the ROC curve and the AUC
-(``polaroc._counts``): at threshold ``t`` a sample is predicted positive iff
+(``polaroc.core.counts``): at threshold ``t`` a sample is predicted positive iff
 ``score >= t``, ``tp``/``fp`` count the positives/negatives scored ``>= t``, and
 
 * precision ``P(t) = tp(t) / (tp(t) + fp(t))``, recall ``R(t) = tp(t) / n⁺``.
@@ -32,11 +32,11 @@ from collections.abc import Iterable
 
 import polars as pl
 
-from polaroc import _counts as c
-from polaroc._curves import curve_input, explode_curves, rate_of
-from polaroc._input import ColumnLike, FrameLike, LogColumns, as_lazy, as_names, binary_expr
-from polaroc._log import pooled_by
-from polaroc._names import POSITIVE, SCORE, WEIGHT
+from polaroc.core import counts as c
+from polaroc.core.inputs import ColumnLike, FrameLike, LogColumns, as_lazy, as_names, binary_expr
+from polaroc.core.log import pooled_by
+from polaroc.core.names import POSITIVE, SCORE, WEIGHT
+from polaroc.metrics._curves import curve_input, explode_curves, rate_of
 
 __all__ = ["average_precision", "pooled_pr_curve", "pr_curve"]
 

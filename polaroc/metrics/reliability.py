@@ -34,9 +34,9 @@ from typing import Literal
 import numpy as np
 import polars as pl
 
-from polaroc._input import FrameLike, LogColumns, fail_if
-from polaroc._log import POSITIVE, SCORE, read_log, unique_rows, usable_weight
-from polaroc._names import WEIGHT
+from polaroc.core.inputs import FrameLike, LogColumns, fail_if
+from polaroc.core.log import POSITIVE, SCORE, read_log, unique_rows, usable_weight
+from polaroc.core.names import WEIGHT
 from polaroc.metrics.scoring import group_scores, not_probability, probability_message
 
 __all__ = ["calibration", "calibration_curve"]

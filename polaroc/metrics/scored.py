@@ -7,7 +7,7 @@ sAUC = Rs⁺ − Rs⁻ with Rs⁺ = Σ x·[x > y] / (n⁺n⁻) and Rs⁻ = Σ y�
 and show (their Table 2 and §3) that for scores in [0, 1],
 M⁺ − M⁻ ≤ sAUC ≤ AUC, M± being the mean score of each class.
 
-Both are read from the group's counts at thresholds (``polaroc._counts``): with the
+Both are read from the group's counts at thresholds (``polaroc.core.counts``): with the
 scores in ascending order, Rs⁺ sums each positive's score times the number of
 negatives strictly below it, and Rs⁻ each negative's score times the number of
 positives strictly above it. Tied pairs contribute nothing, as [x > y] says.
@@ -17,8 +17,8 @@ from __future__ import annotations
 
 import polars as pl
 
-from polaroc import _counts as c
-from polaroc._input import NAN, ColumnLike, binary_expr
+from polaroc.core import counts as c
+from polaroc.core.inputs import NAN, ColumnLike, binary_expr
 
 __all__ = ["sauc", "sauc_parts"]
 

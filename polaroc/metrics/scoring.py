@@ -20,8 +20,8 @@ from __future__ import annotations
 import numpy as np
 import polars as pl
 
-from polaroc._input import ColumnLike, binary_expr, describe, fail_if, to_expr
-from polaroc._log import POSITIVE, SCORE
+from polaroc.core.inputs import ColumnLike, binary_expr, describe, fail_if, to_expr
+from polaroc.core.log import POSITIVE, SCORE
 
 __all__ = ["brier_score", "group_scores", "log_loss"]
 

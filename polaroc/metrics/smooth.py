@@ -19,9 +19,9 @@ import numpy as np
 import polars as pl
 from scipy import special
 
-from polaroc._curves import curve_input
-from polaroc._input import FrameLike, LogColumns
-from polaroc._log import POSITIVE, SCORE
+from polaroc.core.inputs import FrameLike, LogColumns
+from polaroc.core.log import POSITIVE, SCORE
+from polaroc.metrics._curves import curve_input
 from polaroc.metrics.curves import roc_curve
 
 __all__ = ["smooth_roc"]

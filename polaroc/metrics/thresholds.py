@@ -2,7 +2,7 @@
 
 Also top-k accuracy, the multiclass count of a label among a sample's highest scores.
 
-Every curve here is read from a group's counts at thresholds (``polaroc._counts``), the
+Every curve here is read from a group's counts at thresholds (``polaroc.core.counts``), the
 same lists :func:`polaroc.roc_curve` is read from: at threshold ``t`` a sample is
 predicted positive iff ``score >= t`` (as :func:`polaroc.confusion`). A log with a class
 column gives one one-vs-rest curve per class (``class`` joins the keys), as
@@ -16,10 +16,10 @@ from typing import Literal
 
 import polars as pl
 
-from polaroc._curves import confusion, curve_input, curve_lists, explode_curves, rate_of
-from polaroc._input import NAN, FrameLike, LogColumns
-from polaroc._log import read_log, unique_rows, usable_weight
-from polaroc._names import POSITIVE, SCORE, WEIGHT
+from polaroc.core.inputs import NAN, FrameLike, LogColumns
+from polaroc.core.log import read_log, unique_rows, usable_weight
+from polaroc.core.names import POSITIVE, SCORE, WEIGHT
+from polaroc.metrics._curves import confusion, curve_input, curve_lists, explode_curves, rate_of
 from polaroc.metrics.cutoff import balanced_of, fbeta_of, kappa_of, mcc_of
 from polaroc.metrics.operating import operating_point
 

@@ -6,7 +6,7 @@ from types import ModuleType
 
 import polars as pl
 
-from polaroc._input import FrameLike
+from polaroc.core.inputs import FrameLike
 
 __all__ = ["as_frame", "pyplot"]
 

@@ -16,7 +16,7 @@ from typing import TypeVar
 
 import polars as pl
 
-from polaroc._input import LogColumns
+from polaroc.core.inputs import LogColumns
 from polaroc.io import demo_log_path, find_log_files
 from polaroc.report.tables import LOWER_IS_BETTER, Report, Settings, to_markdown
 from polaroc.report.write import first_line as _first_line

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, cast
 
 import polars as pl
 
-from polaroc._input import FrameLike
+from polaroc.core.inputs import FrameLike
 from polaroc.report.plot_inference import roc_band
 from polaroc.report.plot_scoring import calibration, det, gain_lift
 
@@ -1004,7 +1004,7 @@ def _posterior_scales(
     dataset: str,
 ) -> pl.DataFrame:
     """The table's rows with ``_scale`` and ``_df`` of bayes_ttest's Student-t posterior."""
-    from polaroc.compare._table import negligible, pair_differences, read_fold_table
+    from polaroc.compare.fold_table import negligible, pair_differences, read_fold_table
 
     keys = [c for c in df.columns if c not in _BAYES_VALUES]
     by = [k for k in keys if k not in ("model_a", "model_b")]

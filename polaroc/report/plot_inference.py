@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
-from polaroc._input import FrameLike
+from polaroc.core.inputs import FrameLike
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes

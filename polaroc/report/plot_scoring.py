@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, cast
 import numpy as np
 import polars as pl
 
-from polaroc._input import FrameLike
+from polaroc.core.inputs import FrameLike
 from polaroc.report._figure import as_frame as _frame
 from polaroc.report._figure import pyplot as _pyplot
 

@@ -16,15 +16,15 @@ from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
-from polaroc._input import FrameLike, LogColumns, as_lazy
+from polaroc.core.inputs import FrameLike, LogColumns, as_lazy
 
 if TYPE_CHECKING:
     from polars._typing import PolarsDataType
-from polaroc._log import read_log
 from polaroc.compare.paired import paired_ttest, test_agreement
 from polaroc.compare.registry import REGISTRY, Adjust
 from polaroc.compare.spread import se_vs_sd
 from polaroc.compare.twoway import anova, duncan, duncan_ranges
+from polaroc.core.log import read_log
 from polaroc.evaluation import evaluate
 from polaroc.metrics.curves import roc_curve
 from polaroc.metrics.fold_curves import average_roc, pooled_roc, pooling_table

@@ -15,9 +15,9 @@ from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
-from polaroc._input import LogColumns
 from polaroc.compare.decision import verdict
 from polaroc.compare.registry import Adjust
+from polaroc.core.inputs import LogColumns
 from polaroc.io import find_log_files, scan_logs
 from polaroc.report.html import figure_key
 from polaroc.report.tables import (

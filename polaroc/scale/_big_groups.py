@@ -2,17 +2,17 @@
 
 Every quantity of the per-fold table is a sum over the distinct scores of a
 (group, class) block, given the counts of positives and negatives strictly below
-and above each score (see :mod:`polaroc._blocks`): for a row of label j in the
+and above each score (see :mod:`polaroc.core.blocks`): for a row of label j in the
 class-i block, ``t = p_< + p_≤`` (the label-i rows below it, ties counting ½
 twice); for a label-i row, ``q = q_< + q_≤`` over the other labels; Wu & Flach's
 (2005) Rs⁺/Rs⁻ numerators need the positives' scores and number strictly above.
 So a block can be cut into ranges of scores (*buckets*): each bucket's rows need
-only its per-score counts (the counting core's :func:`polaroc._counts.score_counts`)
+only its per-score counts (the counting core's :func:`polaroc.core.counts.score_counts`)
 and the counts of the buckets below and above it (*offsets*, one small table),
 and the per-bucket partial sums add up to the block's sums exactly (integers for
 the counts, so the AUC's 2U is exact). The sums are then assembled into the
 table by the same Polars code as :func:`polaroc.evaluate`
-(:func:`polaroc._blocks.directions`, ``m_table``, ``per_class``, ``threshold_c1``).
+(:func:`polaroc.core.blocks.directions`, ``m_table``, ``per_class``, ``threshold_c1``).
 
 The functions here are the Polars steps; :mod:`polaroc.scale.distributed` runs
 them on the engine's partitions. Group ids (``_pr_gid``) replace the ``by`` keys
@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import polars as pl
 
-from polaroc._blocks import (
+from polaroc.core.blocks import (
     CLASS,
     LABEL,
     USABLE,
@@ -34,7 +34,7 @@ from polaroc._blocks import (
     threshold_c1,
     within_keys,
 )
-from polaroc._counts import (
+from polaroc.core.counts import (
     COUNT_NEG,
     COUNT_NEG_BELOW,
     COUNT_POS,
@@ -43,9 +43,9 @@ from polaroc._counts import (
     precision_term,
     score_counts,
 )
-from polaroc._input import LogColumns
-from polaroc._log import POSITIVE, SCORE
-from polaroc.evaluation import per_fold_table, probability_parts, score_sum
+from polaroc.core.inputs import LogColumns
+from polaroc.core.log import POSITIVE, SCORE
+from polaroc.evaluation.per_fold import per_fold_table, probability_parts, score_sum
 from polaroc.metrics.scoring import brier_loss, log_loss_terms, not_probability
 
 GID = "_pr_gid"
@@ -131,8 +131,8 @@ def probability_scores(totals: pl.DataFrame) -> pl.DataFrame:
     """Per group id: the scoring rules' parts from :func:`bucket_totals`.
 
     The bucket totals summed per (group id, class) block into the sums
-    :func:`polaroc.evaluation.probability_parts` reads from ``pr.evaluate``'s rows, so
-    that one rule (:func:`polaroc.evaluation.per_fold_table`) turns both into
+    :func:`polaroc.evaluation.per_fold.probability_parts` reads from ``pr.evaluate``'s rows, so
+    that one rule (:func:`polaroc.evaluation.per_fold.per_fold_table`) turns both into
     ``brier``, ``log_loss`` and ``n_not_probability``.
     """
     cls, lab, w = pl.col(CLASS), pl.col(LABEL), pl.col(W)
@@ -209,7 +209,7 @@ def bucket_sums(counts: pl.DataFrame, offset: pl.DataFrame) -> pl.DataFrame:
 
     ``counts`` holds the rows of one or more (group id, class, bucket) partitions,
     ``offset`` their :func:`offsets`. Each bucket's per-score counts are the counting
-    core's (:func:`polaroc._counts.score_counts`, positives meaning label = class,
+    core's (:func:`polaroc.core.counts.score_counts`, positives meaning label = class,
     rows counted ``_pr_w`` times). For a distinct score with ``p`` positives and
     ``m`` negatives in its block, and ``P_<``/``M_<`` those strictly below it (its
     bucket's offset plus the lower scores of the bucket): a row of another label

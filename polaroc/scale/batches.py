@@ -1,6 +1,6 @@
 """Logs bigger than memory: evaluate a scanned log a batch of groups at a time.
 
-The public face of :mod:`polaroc._batches` (the machinery, which knows nothing of
+The public face of :mod:`polaroc.core.batches` (the machinery, which knows nothing of
 ``evaluate``): :func:`plan_batches` shows the batches, :func:`evaluate_in_batches` runs
 any per-group table over them, with :func:`polaroc.evaluate` as its default table.
 """
@@ -13,10 +13,10 @@ from typing import Literal
 
 import polars as pl
 
-from polaroc._batches import Table, batch_results, group_sizes, positive_rows, with_batches
-from polaroc._input import FrameLike, LogColumns, as_lazy, as_names, require_columns
-from polaroc._log import default_by
-from polaroc.evaluation import EvaluateOptions, evaluate
+from polaroc.core.batches import Table, batch_results, group_sizes, positive_rows, with_batches
+from polaroc.core.inputs import FrameLike, LogColumns, as_lazy, as_names, require_columns
+from polaroc.core.log import default_by
+from polaroc.evaluation.per_fold import EvaluateOptions, evaluate
 from polaroc.io import scan_logs
 
 __all__ = ["evaluate_in_batches", "plan_batches"]
@@ -77,7 +77,7 @@ def plan_batches(
 
 
 class GroupedEvaluate:
-    """:func:`polaroc.evaluate` with one :class:`~polaroc.evaluation.EvaluateOptions`.
+    """:func:`polaroc.evaluate` with one :class:`~polaroc.evaluation.per_fold.EvaluateOptions`.
 
     The default table of the batched and distributed paths: a class, not a closure, so
     that Ray and Spark can pickle it to their workers. It never bounds itself again

@@ -35,11 +35,11 @@ from urllib.parse import unquote
 
 import polars as pl
 
-from polaroc._batches import positive_rows
-from polaroc._blocks import CLASS, LABEL, USABLE
-from polaroc._input import LogColumns, require_columns
-from polaroc._log import SCORE, default_by
-from polaroc.evaluation import EvaluateOptions, with_auc_ci
+from polaroc.core.batches import positive_rows
+from polaroc.core.blocks import CLASS, LABEL, USABLE
+from polaroc.core.inputs import LogColumns, require_columns
+from polaroc.core.log import SCORE, default_by
+from polaroc.evaluation.per_fold import EvaluateOptions, with_auc_ci
 from polaroc.io import find_log_files, scan_logs
 from polaroc.scale import _big_groups as big_groups
 from polaroc.scale._engines import (

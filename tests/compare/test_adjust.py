@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from statsmodels.stats.multitest import multipletests
 
 import polaroc as pr
-from polaroc.compare._table import ADJUSTMENTS, adjusted
+from polaroc.compare.fold_table import ADJUSTMENTS, adjusted
 from polaroc.compare.registry import REGISTRY
 from tests.tables import random_table
 

@@ -12,7 +12,7 @@ from polars.testing import assert_frame_equal
 from scipy import stats
 
 import polaroc as pr
-from polaroc.compare._table import higher_is_better, negligible, settled_difference
+from polaroc.compare.fold_table import higher_is_better, negligible, settled_difference
 from tests.tables import random_table
 
 # ------------------------------------------------------------ 4: inf is not a tie

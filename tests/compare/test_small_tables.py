@@ -23,7 +23,7 @@ from scipy import stats
 
 import polaroc as pr
 from polaroc.compare._dist import f_sf, t_p_value, t_sf
-from polaroc.compare._table import balanced, design_problems, two_sided
+from polaroc.compare.fold_table import balanced, design_problems, two_sided
 
 
 def cv_table(

@@ -9,7 +9,7 @@ import polars as pl
 import pytest
 
 import polaroc as pr
-from polaroc.metrics.resample import REPLICATE, resample
+from polaroc.evaluation.resample import REPLICATE, resample
 from tests.metrics.test_multiclass import long_log, wide_scores
 from tests.oracles import delong_variance
 

@@ -2,7 +2,7 @@
 
 Issue 21: DeLong's placement values (``compare/delong.py``), the average precision of
 the expression path (``metrics/precision_recall.py``) and the big-group bucket sums
-(``scale/_big_groups.py``) now read ``polaroc._counts``. Each old function is kept
+(``scale/_big_groups.py``) now read ``polaroc.core.counts``. Each old function is kept
 here, frozen as it stood before the change, as the reference: on random logs (binary,
 multiclass, weighted, ties, NaN, −0.0, repeats) the new route must equal it to 1e-12.
 """
@@ -17,12 +17,12 @@ from hypothesis import strategies as st
 from polars.testing import assert_frame_equal
 
 import polaroc as pr
-from polaroc import _counts
-from polaroc._blocks import CLASS, LABEL, USABLE
-from polaroc._counts import threshold_counts
-from polaroc._curves import curve_input, curve_lists, rate_of
-from polaroc._input import LogColumns, binary_expr
-from polaroc._names import POSITIVE, SCORE, WEIGHT
+from polaroc.core import counts as _counts
+from polaroc.core.blocks import CLASS, LABEL, USABLE
+from polaroc.core.counts import threshold_counts
+from polaroc.core.inputs import LogColumns, binary_expr
+from polaroc.core.names import POSITIVE, SCORE, WEIGHT
+from polaroc.metrics._curves import curve_input, curve_lists, rate_of
 from polaroc.metrics.precision_recall import _pr_points
 from polaroc.scale import _big_groups as bg
 

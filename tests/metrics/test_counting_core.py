@@ -18,8 +18,8 @@ from hypothesis import strategies as st
 from sklearn.metrics import average_precision_score, roc_auc_score
 
 import polaroc as pr
-from polaroc import _counts
-from polaroc._names import POSITIVE, SCORE, WEIGHT
+from polaroc.core import counts as _counts
+from polaroc.core.names import POSITIVE, SCORE, WEIGHT
 
 
 def _internal(log: pl.DataFrame, *, weighted: bool) -> pl.LazyFrame:

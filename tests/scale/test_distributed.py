@@ -499,7 +499,7 @@ def test_reachable_as_pr_distributed() -> None:
 
 def test_pair_counts_past_64_bits_raise() -> None:
     """A group whose 2·n₊·n₋ could pass 2⁶³ raises instead of wrapping (the totals table)."""
-    from polaroc._blocks import CLASS, LABEL
+    from polaroc.core.blocks import CLASS, LABEL
     from polaroc.scale import _big_groups as big
 
     totals = pl.DataFrame(

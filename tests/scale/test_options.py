@@ -20,8 +20,8 @@ import pytest
 from polars.testing import assert_frame_equal
 
 import polaroc as pr
-import polaroc._batches as batches
-from polaroc.evaluation import EvaluateOptions
+import polaroc.core.batches as batches
+from polaroc.evaluation.per_fold import EvaluateOptions
 from polaroc.scale.batches import GroupedEvaluate
 from tests.metrics.test_multiclass import long_log, wide_scores
 

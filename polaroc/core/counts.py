@@ -33,9 +33,9 @@ from collections.abc import Sequence
 
 import polars as pl
 
-from polaroc._names import POSITIVE as POSITIVE_COLUMN
-from polaroc._names import SCORE as SCORE_COLUMN
-from polaroc._names import WEIGHT as WEIGHT_COLUMN
+from polaroc.core.names import POSITIVE as POSITIVE_COLUMN
+from polaroc.core.names import SCORE as SCORE_COLUMN
+from polaroc.core.names import WEIGHT as WEIGHT_COLUMN
 
 __all__ = [
     "CNEG",

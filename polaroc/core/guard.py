@@ -12,7 +12,7 @@ from typing import Any
 
 import polars as pl
 
-from polaroc._input import FrameLike, fail_if
+from polaroc.core.inputs import FrameLike, fail_if
 
 __all__ = ["guarded", "listing", "one_class_rows", "problems"]
 

@@ -24,9 +24,9 @@ from collections.abc import Iterable, Mapping, Sequence
 
 import polars as pl
 
-from polaroc._counts import average_precision_of, precision_term
-from polaroc._input import NAN, FrameLike, LogColumns, fail_if
-from polaroc._log import (
+from polaroc.core.counts import average_precision_of, precision_term
+from polaroc.core.inputs import NAN, FrameLike, LogColumns, fail_if
+from polaroc.core.log import (
     Log,
     comparable,
     first_keys,
@@ -35,8 +35,8 @@ from polaroc._log import (
     repeated_key_message,
     usable_weight,
 )
-from polaroc._names import CLASS as CLASS  # re-exported for scale/ (new code: _names)
-from polaroc._names import (
+from polaroc.core.names import CLASS as CLASS  # re-exported for scale/ (new code: _names)
+from polaroc.core.names import (
     DUP,
     IS_POSITIVE,
     NAN_FLAG,
@@ -45,7 +45,7 @@ from polaroc._names import (
     SCORE,
     WEIGHT,
 )
-from polaroc._names import LABEL as LABEL
+from polaroc.core.names import LABEL as LABEL
 
 _GID = "_pr_gid"
 _W = "_pr_w"  # rows a collapsed row stands for
@@ -455,7 +455,7 @@ def average_precision_table(sums: pl.LazyFrame, by: list[str]) -> pl.LazyFrame:
     """Per group: ``average_precision`` of the block of the larger class value.
 
     From the ``ap`` sums of :func:`block_tables` (each positive's precision at its
-    tie run): AP = Σ precision / n⁺ (the core's :func:`polaroc._counts.average_precision_of`),
+    tie run): AP = Σ precision / n⁺ (the core's :func:`polaroc.core.counts.average_precision_of`),
     scikit-learn's ``average_precision_score``. The
     block of the larger class value is the positive class of a binary log (1 or
     ``True``; the only block of a log without a class column). Null without

@@ -26,8 +26,8 @@ from typing import Any, Literal
 
 import polars as pl
 
-from polaroc._guard import guarded, listing, problems
-from polaroc._input import (
+from polaroc.core.guard import guarded, listing, problems
+from polaroc.core.inputs import (
     ColumnLike,
     FrameLike,
     as_lazy,

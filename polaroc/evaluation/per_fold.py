@@ -10,7 +10,7 @@ collects; chained with those tables and collected once (``pl.collect_all``), the
 log is read once.
 
 Every log goes through one plan. The scores of each (group, class) block are
-ordered once (:func:`polaroc._blocks.block_tables`); M, the (multiclass) sAUC,
+ordered once (:func:`polaroc.core.blocks.block_tables`); M, the (multiclass) sAUC,
 the one-vs-rest placement values behind DeLong's standard error and the null
 counts all come from that one pass. For a binary log without a class column the
 group is the block, so the AUC, sAUC and both standard errors share one ordering,
@@ -27,8 +27,8 @@ from typing import Any, Literal
 
 import polars as pl
 
-from polaroc._batches import AUTO, MaxRows, bounded_plan, check_max_rows
-from polaroc._blocks import (
+from polaroc.core.batches import AUTO, MaxRows, bounded_plan, check_max_rows
+from polaroc.core.blocks import (
     CLASS,
     FLAG_COUNTS,
     USABLE,
@@ -46,10 +46,10 @@ from polaroc._blocks import (
     unique_keys,
     within_keys,
 )
-from polaroc._counts import hanley_mcneil_se, heavily_tied
-from polaroc._input import NAN, FrameLike, LogColumns, as_lazy, as_names
-from polaroc._log import default_by, usable_weight
-from polaroc._names import LABEL, SCORE, WEIGHT
+from polaroc.core.counts import hanley_mcneil_se, heavily_tied
+from polaroc.core.inputs import NAN, FrameLike, LogColumns, as_lazy, as_names
+from polaroc.core.log import default_by, usable_weight
+from polaroc.core.names import LABEL, SCORE, WEIGHT
 from polaroc.metrics.scoring import brier_loss, log_loss_terms, not_probability
 
 __all__ = ["evaluate"]
@@ -82,8 +82,8 @@ def per_fold_table(
 ) -> pl.LazyFrame:
     """The per-fold table's columns from its parts, per group of ``by``.
 
-    ``counts``: ``n``, ``c1`` and the null counts (:func:`polaroc._blocks.threshold_c1`,
-    or :func:`polaroc._blocks.c1_table`); ``sums`` and ``dirs``: the blocks' sums and
+    ``counts``: ``n``, ``c1`` and the null counts (:func:`polaroc.core.blocks.threshold_c1`,
+    or :func:`polaroc.core.blocks.c1_table`); ``sums`` and ``dirs``: the blocks' sums and
     directions; ``scores``: :func:`probability_parts` of the blocks' scoring-rule sums.
     One assembly for :func:`evaluate` and the big groups of
     :func:`polaroc.distributed.evaluate`, which make the same parts another way.
@@ -205,7 +205,7 @@ class EvaluateOptions:
 
 
 def _bounded(log: FrameLike, max_rows: MaxRows, options: EvaluateOptions) -> pl.LazyFrame | None:
-    """``evaluate(log)`` through :func:`polaroc._batches.bounded_plan` (whole groups at a time).
+    """``evaluate(log)`` through :func:`polaroc.core.batches.bounded_plan` (whole groups at a time).
 
     ``None`` when there is nothing to bound: ``max_rows=None``, or ``"auto"`` over an
     in-memory frame (the plain plan then costs nothing more).

@@ -26,10 +26,10 @@ from collections.abc import Callable, Iterable, Sequence
 
 import polars as pl
 
-from polaroc._input import FrameLike, LogColumns, as_int, as_lazy
-from polaroc._log import read_log, unique_rows
-from polaroc._names import REPLICATE
-from polaroc.evaluation import evaluate
+from polaroc.core.inputs import FrameLike, LogColumns, as_int, as_lazy
+from polaroc.core.log import read_log, unique_rows
+from polaroc.core.names import REPLICATE
+from polaroc.evaluation.per_fold import evaluate
 
 __all__ = ["bootstrap"]
 

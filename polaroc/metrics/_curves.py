@@ -2,7 +2,7 @@
 
 Used by every room that draws curves (``metrics/curves.py``, ``fold_curves.py``,
 ``precision_recall.py``, ``operating.py``). A curve of a group is its counts at
-thresholds (:func:`polaroc._counts.threshold_counts`) read from the top down, held as
+thresholds (:func:`polaroc.core.counts.threshold_counts`) read from the top down, held as
 a list of structs per group until the final ``explode``.
 """
 
@@ -13,10 +13,10 @@ from collections.abc import Iterable, Sequence
 import numpy as np
 import polars as pl
 
-from polaroc import _counts as c
-from polaroc._input import FrameLike, LogColumns
-from polaroc._log import read_log, unique_rows, usable_weight
-from polaroc._names import POSITIVE, SCORE, WEIGHT
+from polaroc.core import counts as c
+from polaroc.core.inputs import FrameLike, LogColumns
+from polaroc.core.log import read_log, unique_rows, usable_weight
+from polaroc.core.names import POSITIVE, SCORE, WEIGHT
 
 __all__ = [
     "COUNT_FIELDS",
