@@ -28,7 +28,6 @@ from polaroc.core.counts import average_precision_of, precision_term
 from polaroc.core.inputs import NAN, FrameLike, LogColumns, fail_if
 from polaroc.core.log import (
     Log,
-    comparable,
     first_keys,
     key_columns,
     read_log,
@@ -62,6 +61,7 @@ def read_classes(
     columns: LogColumns,
     need: tuple[str, ...] = (),
     weight: str | None = None,
+    check_labels: bool = True,
 ) -> tuple[Log, pl.LazyFrame]:
     """Validate ``log`` and return it with comparable ``_pr_class``/``_pr_label`` columns.
 
@@ -70,16 +70,46 @@ def read_classes(
     positive value (``True`` or ``1``) and its label the 0/1 or Boolean indicator,
     so ``label == class`` marks the positives as ``read_log`` does. With a
     ``weight`` column the frame also carries ``_pr_weight`` (see ``read_log``).
+    ``check_labels=False`` leaves the labels' check to the caller (see
+    :func:`labels_checked`).
     """
-    parsed = read_log(log, by=by, columns=columns, need=need, weight=weight)
-    if parsed.has_class:
-        class_expr, label_expr = comparable(parsed.schema, parsed.class_, parsed.label)
-    elif parsed.schema[parsed.label] == pl.Boolean:
-        class_expr, label_expr = pl.lit(True), pl.col(parsed.label)
-    else:
-        class_expr, label_expr = pl.lit(1, pl.Int64), pl.col(parsed.label).cast(pl.Int64)
-    frame = parsed.frame.with_columns(class_expr.alias(CLASS), label_expr.alias(LABEL))
-    return parsed, frame
+    parsed = read_log(
+        log, by=by, columns=columns, need=need, weight=weight, check_labels=check_labels
+    )
+    return parsed, parsed.with_classes()
+
+
+def labels_checked(table: pl.LazyFrame, sums: pl.LazyFrame, by: Sequence[str]) -> pl.LazyFrame:
+    """``table``, or a ``DataError`` naming the label values with no score row for their class.
+
+    The check of :func:`polaroc.core.log.labels_without_class` read from the ordering's
+    own sums (per block and label value) instead of a second read of the log: within
+    each group of ``by`` holding two or more class values, every label value must be
+    one of them.
+    """
+    classes = sums.group_by(by).agg(pl.col(CLASS).unique().alias("_pr_classes"))
+    labels = sums.select(*by, LABEL).unique()
+    missing = (
+        labels.join(classes, on=list(by), how="left", nulls_equal=True)
+        .filter(pl.col("_pr_classes").list.len() > 1)
+        .filter(~pl.col(LABEL).is_in(pl.col("_pr_classes")))
+    )
+    shown = [c for c in by if c != ONE_GROUP]
+    listed = first_keys([*shown, LABEL])
+    message = pl.concat_str(
+        pl.lit("polaroc: the log has label values with no score row for their class: "),
+        listed,
+        pl.lit(
+            "; every label value needs the scores of its own class (as scikit-learn "
+            "requires): add those rows, or drop the samples of that label."
+        ),
+    )
+    found = missing.select(pl.len().alias(_COUNT), message.alias(_MESSAGE))
+    return (
+        table.join(found, how="cross")
+        .filter(fail_if(pl.col(_COUNT).first() > 0, pl.col(_MESSAGE).first()))
+        .drop(_COUNT, _MESSAGE)
+    )
 
 
 USABLE = pl.all_horizontal(pl.col(SCORE, LABEL, CLASS).is_not_null())

@@ -38,6 +38,7 @@ from polaroc.core.blocks import (
     c1_table,
     directions,
     duplicate_rows,
+    labels_checked,
     m_table,
     per_class,
     read_classes,
@@ -409,7 +410,8 @@ def evaluate(
     if batched is not None:
         return batched
     columns = options.columns
-    parsed, frame = read_classes(log, by=by, columns=columns, weight=weight)
+    # labels are checked from the ordering's own sums (no second read of the log)
+    parsed, frame = read_classes(log, by=by, columns=columns, weight=weight, check_labels=False)
     weighted = weight is not None
     by_ = parsed.groups
     collapse = _heavily_tied(log, score) if collapse_ties is None else collapse_ties
@@ -438,6 +440,8 @@ def evaluate(
     table = per_fold_table(counts, sums, dirs, rules, by_, weighted=weighted)
     if per_sample or keyed:
         table = unique_keys(table, frame, by_, within, sample)
+    if parsed.has_class:
+        table = labels_checked(table, sums, by_)
     scores = ("brier", "log_loss", pl.col("n_not_probability").fill_null(0))
     return with_auc_ci(table).select(
         *parsed.by, *COLUMNS, *scores, *(["n_null_weight"] if weighted else [])
