@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal, TypedDict
+from typing import Any, Literal, TypedDict, Unpack
 
 import polars as pl
 
@@ -443,6 +443,7 @@ def read_log(
     weight: ColumnLike | None = None,
     positive_class: Any = None,
     check_labels: bool = True,
+    **names: Unpack[LogNames],
 ) -> Log:
     """Read ``log`` once: check it and add the internal score and positive columns.
 
@@ -457,6 +458,9 @@ def read_log(
         ``"model"``, ``"dataset"`` or ``"log"``.
     columns
         The log's column names (defaults: the contract's); see :func:`columns_of`.
+    **names
+        Or the names as a public function receives them (its ``**columns``):
+        ``model=``, ``fold=``, …, checked by :func:`columns_of`.
     need
         Extra columns the caller requires (e.g. ``columns.sample``).
     weight
@@ -481,7 +485,7 @@ def read_log(
         The score is not numeric, the class and label cannot be compared, or a log
         without a class column has a label that is not a Boolean or 0/1 indicator.
     """
-    cols = columns or LogColumns()
+    cols = columns_of(names) if columns is None else columns
     frame = as_lazy(log)
     schema = frame.collect_schema()
     group = design_by(schema, cols, unit) if by is None else as_names(by)

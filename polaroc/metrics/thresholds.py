@@ -12,12 +12,13 @@ column gives one one-vs-rest curve per class (``class`` joins the keys), as
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from typing import Literal
+from typing import Literal, Unpack
 
 import polars as pl
 
-from polaroc.core.inputs import NAN, FrameLike, LogColumns
-from polaroc.core.log import read_log, unique_rows, usable_weight
+from polaroc.core.args import validated
+from polaroc.core.inputs import NAN, ColumnLike, FrameLike, LogColumns
+from polaroc.core.log import LogNames, columns_of, read_log, unique_rows, usable_weight
 from polaroc.core.names import POSITIVE, SCORE, WEIGHT
 from polaroc.metrics._curves import confusion, curve_input, curve_lists, explode_curves, rate_of
 from polaroc.metrics.cutoff import balanced_of, fbeta_of, kappa_of, mcc_of
@@ -42,7 +43,7 @@ def _columns(**names: str) -> LogColumns:
 
 
 def _curves(
-    log: FrameLike, by: str | Iterable[str] | None, columns: LogColumns, weight: str | None
+    log: FrameLike, by: str | Iterable[str] | None, columns: LogColumns, weight: ColumnLike | None
 ) -> tuple[pl.LazyFrame, list[str]]:
     """One row per curve: keys, ``has_nan`` and ``curve`` (from (0, 0), descending thresholds)."""
     frame, keys = curve_input(log, by, columns, weight)
@@ -71,17 +72,13 @@ def _table_of_curve() -> pl.Expr:
 _TABLE_FIELDS = ("threshold", *_COUNTS, "tpr", "fpr", "tnr", "fnr", "ppv", "npv")
 
 
+@validated
 def threshold_table(
     log: FrameLike,
     *,
     by: str | Iterable[str] | None = None,
-    weight: str | None = None,
-    model: str = "model",
-    fold: str = "fold",
-    class_: str = "class",
-    score: str = "score",
-    label: str = "label",
-    dataset: str = "dataset",
+    weight: ColumnLike | None = None,
+    **columns: Unpack[LogNames],
 ) -> pl.LazyFrame:
     """Confusion counts and rates at every distinct threshold of each group.
 
@@ -102,9 +99,12 @@ def threshold_table(
         a name or names = those. A log with a class column also groups by class
         (one table per class).
     weight
-        Name of a case-weight column: the counts are then sums of weights (``Float64``).
-    model, fold, class_, score, label, dataset
-        Names of the log's columns.
+        Case weights (a column name or an expression): the counts are then sums of
+        weights (``Float64``).
+    **columns
+        Names of the log's columns, as keywords: ``model``, ``fold``, ``class_``,
+        ``score``, ``label``, ``sample``, ``dataset``, ``repeat`` (each defaults to its
+        own name).
 
     Returns
     -------
@@ -136,10 +136,7 @@ def threshold_table(
     │ 0.1       ┆ 3   ┆ 2   ┆ 0   ┆ 0   ┆ 0.6      │
     └───────────┴─────┴─────┴─────┴─────┴──────────┘
     """
-    columns = _columns(
-        model=model, fold=fold, class_=class_, score=score, label=label, dataset=dataset
-    )
-    curves, keys = _curves(log, by, columns, weight)
+    curves, keys = _curves(log, by, columns_of(columns), weight)
     points = pl.col("curve").list.slice(1).list.eval(_table_of_curve())
     return explode_curves(curves, keys, _TABLE_FIELDS, points)
 
