@@ -118,12 +118,26 @@ def test_both_class_rows_with_positive_class(run, rng):
         ]
     )
     out = run(both, lambda f: pr.delong_test(f, "a", "b", positive_class=1))
-    assert_matches(out.row(0, named=True), oracle(log.with_columns(pl.col("label") == 1)))
-    with pytest.raises(ValueError, match="several classes") as raised:
-        pr.delong_test(both, "a", "b")
-    assert "repeats" not in str(raised.value)  # the cause alone, not its consequences
-    with pytest.raises(ComputeError, match="several classes"):
-        pr.delong_test(both.lazy(), "a", "b").collect()
+    expected = oracle(log.with_columns(pl.col("label") == 1))
+    assert_matches(out.row(0, named=True), expected)
+    assert out["class"].to_list() == [1]  # the class read, stated
+    # a two-class log is read through its larger class by default
+    larger = run(both, lambda f: pr.delong_test(f, "a", "b"))
+    assert_matches(larger.row(0, named=True), expected)
+    assert larger["class"].to_list() == [1]
+    # class 0's scores: the same test with the labels and the scores turned around
+    zero = run(both, lambda f: pr.delong_test(f, "a", "b", positive_class=0)).row(0, named=True)
+    assert zero["class"] == 0
+    assert zero["auc_a"] == pytest.approx(expected["auc_a"], abs=1e-12)
+    # more than two classes need positive_class=, and say so (the cause alone)
+    three = pl.concat([both, log.with_columns(**{"class": pl.lit(2, pl.Int64)})])
+    with pytest.raises(
+        ValueError, match=r"more than two classes in 'class': \(0, 1, 2\)"
+    ) as raised:
+        pr.delong_test(three, "a", "b")
+    assert "repeat" not in str(raised.value)
+    with pytest.raises(ComputeError, match="more than two classes"):
+        pr.delong_test(three.lazy(), "a", "b").collect()
     with pytest.raises(ValueError, match="needs a 'class' column"):
         pr.delong_test(log, "a", "b", positive_class=1)
 
@@ -208,7 +222,7 @@ PAIRING = {
     ),
     "repeated sample": (
         pl.concat([base_log(), base_log().head(1)]),
-        r"'a' repeats \(fold, sample\): \(0, 0, 2\)",
+        r"a \(model, fold, sample\) key holds more than one row.*\(a, 0, 0\).*repeat",
     ),
     "label differs": (
         base_log().with_columns(
@@ -279,7 +293,7 @@ def test_positive_class_typo_names_the_classes_found():
         pr.delong_test(log, "a", "b", positive_class=2)
     with pytest.raises(ComputeError, match="positive_class=2 is not a value"):
         pr.delong_test(log.lazy(), "a", "b", positive_class=2).collect()
-    with pytest.raises(ValueError, match="cannot be compared with the 'class' column"):
+    with pytest.raises(TypeError, match="cannot be compared with the class column 'class'"):
         pr.delong_test(log, "a", "b", positive_class="one")
     with pytest.raises(ValueError, match="positive_class=2 is not a value"):
         pr.delong_omnibus(log, positive_class=2)
@@ -415,7 +429,7 @@ def test_omnibus_errors(rng):
     )
     with pytest.raises(ValueError, match=r"label differs between the models: \(0, 5\)"):
         pr.delong_omnibus(flipped)
-    with pytest.raises(ComputeError, match="repeated rows"):
+    with pytest.raises(ComputeError, match="key holds more than one row"):
         pr.delong_omnibus(pl.concat([log, log.head(1)]).lazy()).collect()
     with pytest.raises(ValueError, match="fewer than two models"):
         pr.delong_omnibus(log.filter(model="m0"))
