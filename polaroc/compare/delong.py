@@ -334,16 +334,32 @@ def delong_test(
         log, model_a, model_b, by=by, paired=paired, positive_class=positive_class,
         caller="delong_test", names=columns,
     )  # fmt: skip
+    model = columns_of(columns).model
+    out = delong_table(two, model_a, model_b, paired, model, alternative, level, alpha, adjust)
+    return two.finish(out)
+
+
+def delong_table(
+    two: TwoModels,
+    model_a: Any,
+    model_b: Any,
+    paired: bool = True,
+    model: str = "model",
+    alternative: str = "two-sided",
+    level: float = 0.95,
+    alpha: float = 0.05,
+    adjust: str | None = None,
+) -> pl.LazyFrame:
+    """:func:`delong_test`'s table of two models' rows read by :func:`two_models`."""
     group = two.group
     if paired:
         stats = _paired_statistics(two.rows, group)
     else:
-        model = columns_of(columns).model
         stats = _unpaired_statistics(two.rows, group, model, model_a, model_b)
     stats = stats.with_columns(
         model_a=pl.lit(model_a, two.dtype), model_b=pl.lit(model_b, two.dtype)
     )
-    return two.finish(_test_columns(stats, group, paired, alternative, level, alpha, adjust))
+    return _test_columns(stats, group, paired, alternative, level, alpha, adjust)
 
 
 def _moments(v: pl.Expr, positive: pl.Expr) -> dict[str, pl.Expr]:
