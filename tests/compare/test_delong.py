@@ -472,3 +472,37 @@ def test_a_repeated_log_is_tested_within_each_repeat():
         )
     omnibus = pr.delong_omnibus(log).collect().sort("repeat")
     assert omnibus["repeat"].to_list() == [0, 1]
+
+
+def test_a_log_of_two_data_sets_is_tested_per_data_set(rng):
+    # issue 32: sample ids restart in every data set and repeat; the default groups are
+    # the data sets (within each repeat), each row equal to the pair definition on its
+    # rows, and by=() pools both data sets' pairs into one test
+    parts = [
+        two_model_log(rng, folds=2, n=50).with_columns(dataset=pl.lit(d), repeat=pl.lit(r))
+        for d in ("heart", "iris")
+        for r in (0, 1)
+    ]
+    log = pl.concat(parts)
+    out = pr.delong_test(log, "a", "b").collect()
+    assert out.select("repeat", "dataset").rows() == [
+        (0, "heart"),
+        (0, "iris"),
+        (1, "heart"),
+        (1, "iris"),
+    ]
+    for row in out.iter_rows(named=True):
+        part = log.filter(dataset=row["dataset"], repeat=row["repeat"])
+        assert_matches(row, oracle(part))
+    pooled = pr.delong_test(log.filter(repeat=0), "a", "b", by=()).collect()
+    both = log.filter(repeat=0).with_columns(pl.col("fold") + 10 * (pl.col("dataset") == "iris"))
+    assert_matches(pooled.row(0, named=True), oracle(both))
+    # the omnibus too: no false "labels differ", each data set its own χ²
+    k = pl.concat(
+        [k_model_log(rng, k=3, folds=2, n=40).with_columns(dataset=pl.lit(d)) for d in "xy"]
+    )
+    omnibus = pr.delong_omnibus(k).collect()
+    assert omnibus["dataset"].to_list() == ["x", "y"]
+    for row in omnibus.iter_rows(named=True):
+        expected = omnibus_oracle(k.filter(dataset=row["dataset"]).drop("dataset"))
+        assert row["statistic"] == pytest.approx(expected, rel=1e-9)
