@@ -106,11 +106,11 @@ def _read_rows(parsed: Log, caller: str) -> pl.LazyFrame:
     larger class's rows (:meth:`polaroc.core.log.Log.binary`'s rule) and one of more
     classes keeps them all, for the argmax. The keys are checked unique first.
     """
+    if parsed.has_class and parsed.positive_class is not None:
+        return binary_rows(parsed, caller)
     frame = parsed.unique()
     if not parsed.has_class:
         return frame
-    if parsed.positive_class is not None:
-        return binary_rows(parsed, caller)
     within = [parsed.columns.dataset] if parsed.has_dataset else []
     class_ = pl.col(parsed.class_)
     several = class_.n_unique().over(within) > 2 if within else class_.n_unique() > 2
