@@ -142,7 +142,9 @@ class Case:
     binary layouts give the same table (``False`` where the contract says they differ;
     ``why`` says how). ``slices``: the columns whose slices equal the function run on the
     slice alone (its default groups hold them). ``class_key``: the function's output keeps
-    a class column for a log that has one (one table per class).
+    a class column for a log that has one (one table per class). ``added``: columns the
+    function needs beyond the log's, built from the log's columns (``name`` gives the
+    name a column has in the call).
     """
 
     name: str
@@ -153,6 +155,7 @@ class Case:
     slices: tuple[str, ...] = ("dataset", "repeat")
     class_key: bool = False
     why: str = ""
+    added: Callable[[Callable[[str], str]], dict[str, pl.Expr]] | None = None
 
     @property
     def function(self) -> Callable[..., Any]:
@@ -160,8 +163,16 @@ class Case:
         return found
 
     def __call__(self, log: pl.DataFrame | pl.LazyFrame, **extra: Any) -> pl.LazyFrame:
+        if self.added is not None:  # columns of its own, from the log's (as named in extra)
+            log = log.with_columns(**self.added(lambda c: extra.get(KEYWORD.get(c, c), c)))
         result: pl.LazyFrame = self.function(log, *self.args, **{**self.kwargs, **extra})
         return result
+
+
+def split_by_parity(sample: str) -> pl.Expr:
+    """``select_models``' parts: even samples validate, odd samples test."""
+    even = pl.col(sample) % 2 == 0
+    return pl.when(even).then(pl.lit("validation")).otherwise(pl.lit("test"))
 
 
 PAIR = ("a", "b")
@@ -199,7 +210,7 @@ CASES = [
     Case("power_auc_test", args=PAIR, slices=("dataset",)),
     Case("mcnemar_test", args=PAIR, multiclass=True, slices=("dataset",)),
     Case("cochran_q", multiclass=True, slices=("dataset",)),
-    Case("select_models", slices=("dataset",)),
+    Case("select_models", added=lambda name: {"split": split_by_parity(name("sample"))}),
     Case("evaluate_in_batches", kwargs={"max_rows": 500}, multiclass=True),
 ]
 """Every public function that reads a log, with what it needs (one line per function)."""
