@@ -180,7 +180,7 @@ CASES = [
     Case("roc_curve", class_key=True),
     Case("pooled_roc", class_key=True, slices=("dataset",)),
     Case("average_roc", class_key=True, slices=("dataset",)),
-    Case("pooling_table", slices=("dataset",)),
+    Case("pooling_table", class_key=True, slices=("dataset",)),
     Case("pr_curve", class_key=True),
     Case("pooled_pr_curve", class_key=True, slices=("dataset",)),
     Case("threshold_table", class_key=True),

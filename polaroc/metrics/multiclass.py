@@ -116,14 +116,14 @@ def pairwise_auc(
         Grouping columns; default ``(dataset, model, repeat, fold)`` of the columns
         the log has (``model`` and ``fold`` always); ``by=()`` is one group.
     weight
-        Case weights, a column name or an expression (finite, ``>= 0``; default none; give every
-        class row of a sample its weight). A(i|j) then counts each (label-i row,
-        label-j row) pair with weight w_i·w_j, ties ½, over W_i·W_j: the weighted
-        binary AUC (:func:`polaroc.auc`) of the two classes. ``n_i``/``n_j`` become
-        the labels' total weights (``Float64``). Hand & Till define no weighted M;
-        this is the pairwise weighting of scikit-learn's ``sample_weight``, so integer
-        weights equal repeated samples. Null and zero weights drop the row; a
-        negative, NaN or infinite weight raises ``ValueError``.
+        Case weights, a column name or an expression (finite, ``>= 0``; default none;
+        give every class row of a sample its weight). A(i|j) then counts each (label-i
+        row, label-j row) pair with weight w_i·w_j, ties ½, over W_i·W_j: the weighted
+        binary AUC (:func:`polaroc.auc`) of the two classes. ``n_i``/``n_j`` become the
+        labels' total weights (``Float64``). Hand & Till define no weighted M; this is
+        the pairwise weighting of scikit-learn's ``sample_weight``, so integer weights
+        equal repeated samples. Null and zero weights drop the row; a negative, NaN or
+        infinite weight raises ``ValueError``.
     max_rows
         Bound the memory of the query, with :func:`polaroc.evaluate`'s rule and meaning:
         ``"auto"`` (default) computes whole groups of ``by`` a batch at a time when ``log``
@@ -216,9 +216,9 @@ def multiclass_auc(
         Grouping columns; default ``(dataset, model, repeat, fold)`` of the columns
         the log has (``model`` and ``fold`` always); ``by=()`` is one group.
     weight
-        Case weights, a column name or an expression (default none): every A(i|j) and sAUC(i|j)
-        weights its pairs w_i·w_j (see :func:`pairwise_auc`), the one-vs-rest AUCs
-        are scikit-learn's with ``sample_weight`` and ``auc_ovr_weighted`` weights
+        Case weights, a column name or an expression (default none): every A(i|j) and
+        sAUC(i|j) weights its pairs w_i·w_j (see :func:`pairwise_auc`), the one-vs-rest
+        AUCs are scikit-learn's with ``sample_weight`` and ``auc_ovr_weighted`` weights
         the classes by their total weight.
     max_rows
         Bound the memory of the query, with :func:`polaroc.evaluate`'s rule and meaning:
