@@ -29,13 +29,22 @@ weight of 0 drops the row, a null weight too.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Literal
+from typing import Literal, Unpack
 
 import numpy as np
 import polars as pl
 
-from polaroc.core.inputs import FrameLike, LogColumns, fail_if
-from polaroc.core.log import POSITIVE, SCORE, read_log, unique_rows, usable_weight
+from polaroc.core.args import validated
+from polaroc.core.inputs import ColumnLike, FrameLike, LogColumns, fail_if
+from polaroc.core.log import (
+    POSITIVE,
+    SCORE,
+    LogNames,
+    columns_of,
+    read_log,
+    unique_rows,
+    usable_weight,
+)
 from polaroc.core.names import WEIGHT
 from polaroc.metrics.scoring import group_scores, not_probability, probability_message
 
@@ -120,7 +129,7 @@ def binned(
 
 
 def _probabilities(  # type: ignore[no-untyped-def]
-    log: FrameLike, by: str | Iterable[str] | None, columns: LogColumns, weight: str | None
+    log: FrameLike, by: str | Iterable[str] | None, columns: LogColumns, weight: ColumnLike | None
 ):
     """The validated log, its usable rows (probabilities checked) and the group keys.
 
@@ -136,19 +145,15 @@ def _probabilities(  # type: ignore[no-untyped-def]
     return data, frame, list(data.groups)
 
 
+@validated
 def calibration_curve(
     log: FrameLike,
     *,
     by: str | Iterable[str] | None = None,
     n_bins: int = 5,
     strategy: Strategy = "uniform",
-    weight: str | None = None,
-    model: str = "model",
-    fold: str = "fold",
-    class_: str = "class",
-    score: str = "score",
-    label: str = "label",
-    dataset: str = "dataset",
+    weight: ColumnLike | None = None,
+    **columns: Unpack[LogNames],
 ) -> pl.LazyFrame:
     """Reliability curve of each group: mean score against share of positives per score bin.
 
@@ -173,11 +178,14 @@ def calibration_curve(
         ``"uniform"`` (equal-width bins on [0, 1]) or ``"quantile"`` (equal-count bins
         from the group's score percentiles; weighted quantiles with ``weight``).
     weight
-        Name of a case-weight column (finite, ``>= 0``): ``prob_pred`` and ``prob_true``
-        are then weighted means and the bin's total weight is the extra column
-        ``weight`` (see the module docstring). Null or zero weights drop the row.
-    model, fold, class_, score, label, dataset
-        Names of the log's columns.
+        Case weights, a column name or an expression (finite, ``>= 0``): ``prob_pred``
+        and ``prob_true`` are then weighted means and the bin's total weight is the
+        extra column ``weight`` (see the module docstring). Null or zero weights drop
+        the row.
+    **columns
+        Names of the log's columns, as keywords: ``model``, ``fold``, ``class_``,
+        ``score``, ``label``, ``sample``, ``dataset``, ``repeat`` (each defaults to its
+        own name).
 
     Returns
     -------
@@ -214,10 +222,8 @@ def calibration_curve(
     └───────┴──────┴─────┴───────────┴───────────┴─────┘
     """
     _check_bins(n_bins, strategy)
-    columns = LogColumns(
-        model=model, fold=fold, class_=class_, score=score, label=label, dataset=dataset
-    )
-    data, frame, keys = _probabilities(log, by, columns, weight)
+    names = columns_of(columns, caller="calibration_curve")
+    data, frame, keys = _probabilities(log, by, names, weight)
     if data.has_class and data.class_ not in keys:
         keys.append(data.class_)
     w = None if weight is None else WEIGHT
@@ -262,20 +268,15 @@ def _top_label(
     return frame.group_by(*keys, sample).agg(pl.col(SCORE).max(), *fields)
 
 
+@validated
 def calibration(
     log: FrameLike,
     *,
     by: str | Iterable[str] | None = None,
     n_bins: int = 10,
     strategy: Strategy = "uniform",
-    weight: str | None = None,
-    model: str = "model",
-    fold: str = "fold",
-    class_: str = "class",
-    score: str = "score",
-    label: str = "label",
-    dataset: str = "dataset",
-    sample: str = "sample",
+    weight: ColumnLike | None = None,
+    **columns: Unpack[LogNames],
 ) -> pl.LazyFrame:
     """Per group: the Brier score, log loss, expected and maximum calibration error.
 
@@ -314,12 +315,15 @@ def calibration(
     n_bins, strategy
         The bins of the ECE and MCE (see :func:`calibration_curve`).
     weight
-        Name of a case-weight column (finite, ``>= 0``; one weight per sample, on each
-        of its class rows): every mean above is then weighted, the quantile edges too
-        (see the module docstring). Integer weights equal repeated rows, a weight of 0
-        (or null) drops the row, scaling the weights changes nothing.
-    model, fold, class_, score, label, dataset, sample
-        Names of the log's columns.
+        Case weights, a column name or an expression (finite, ``>= 0``; one weight per
+        sample, on each of its class rows): every mean above is then weighted, the
+        quantile edges too (see the module docstring). Integer weights equal repeated
+        rows, a weight of 0 (or null) drops the row, scaling the weights changes
+        nothing.
+    **columns
+        Names of the log's columns, as keywords: ``model``, ``fold``, ``class_``,
+        ``score``, ``label``, ``sample``, ``dataset``, ``repeat`` (each defaults to its
+        own name).
 
     Returns
     -------
@@ -355,16 +359,9 @@ def calibration(
     └───────┴──────┴───────────┴──────────┴──────────┴─────┴─────┘
     """
     _check_bins(n_bins, strategy)
-    columns = LogColumns(
-        model=model,
-        fold=fold,
-        class_=class_,
-        score=score,
-        label=label,
-        dataset=dataset,
-        sample=sample,
-    )
-    data, frame, keys = _probabilities(log, by, columns, weight)
+    names = columns_of(columns, caller="calibration")
+    class_, label = names.class_, names.label
+    data, frame, keys = _probabilities(log, by, names, weight)
     w = None if weight is None else WEIGHT
     size = "n" if w is None else "weight"
     if data.has_class:
@@ -375,8 +372,8 @@ def calibration(
     two = binned(frame.filter(top_class), keys, SCORE, POSITIVE, n_bins, strategy, w)
     gaps = _gaps(two, keys, size).rename({"ece": "_pr_ece2", "mce": "_pr_mce2"})
     table = per_group.join(gaps, on=keys, how="left", nulls_equal=True)
-    if data.has_class and data.has(columns.sample):
-        top = _top_label(frame, keys, class_, columns.sample, w)
+    if data.has_class and data.has(names.sample):
+        top = _top_label(frame, keys, class_, names.sample, w)
         gaps_k = _gaps(binned(top, keys, SCORE, POSITIVE, n_bins, strategy, w), keys, size)
         table = table.join(
             gaps_k.rename({"ece": "_pr_ece_k", "mce": "_pr_mce_k"}),
@@ -386,7 +383,7 @@ def calibration(
         )
     else:
         if data.has_class:
-            message = sample_message(columns.sample, data.schema.names())
+            message = sample_message(names.sample, data.schema.names())
             table = table.filter(fail_if((pl.col("n_classes") > 2).any(), message))
         table = table.with_columns(
             _pr_ece_k=pl.lit(None, pl.Float64), _pr_mce_k=pl.lit(None, pl.Float64)
