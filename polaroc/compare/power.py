@@ -30,6 +30,7 @@ import polars as pl
 from scipy import optimize, stats
 
 from polaroc.compare.delong import TwoModels, delong_table, two_models
+from polaroc.core.args import validated
 from polaroc.core.inputs import FrameLike
 from polaroc.core.log import POSITIVE, SCORE, LogNames
 from polaroc.metrics.curves import roc_curve
@@ -278,6 +279,12 @@ def _cov_params(
     )
 
 
+@validated(
+    own={
+        "alpha": "None computes the significance level (pROC's power.roc.test)",
+        "alternative": "'two-sided' or 'one-sided': the power of a one-sided test",
+    }
+)
 def power_auc_test(
     log: FrameLike,
     model_a: Any,
