@@ -1,4 +1,4 @@
-"""Calibration: do the scores mean what they say? Reliability curves, ECE, Brier, log loss.
+"""Calibration: do the scores mean what they say? Reliability curves, ECE, slope and tests.
 
 A model is calibrated when, among the samples it scores ``p``, a share ``p`` is positive.
 The reliability curve bins the scores and sets the mean score of each bin (``prob_pred``)
@@ -7,7 +7,10 @@ against its share of positives (``prob_true``), the points of scikit-learn's
 bins, ECE = Σ_b (n_b / n) |prob_true_b − prob_pred_b|, and the maximum calibration error
 MCE = max_b |prob_true_b − prob_pred_b| (Naeini, Cooper & Hauskrecht 2015; for several
 classes on the top label: the highest score of each sample and whether its class is the
-label, Guo, Pleiss, Sun & Weinberger 2017, §2).
+label, Guo, Pleiss, Sun & Weinberger 2017, §2). :func:`calibration` also fits the
+logistic recalibration of binary groups (the calibration intercept and slope, Cox 1958),
+tests the scores as probabilities (Spiegelhalter 1986) and decomposes the binned Brier
+score into reliability, resolution and uncertainty (Murphy 1973).
 
 Binning, as scikit-learn: ``"uniform"`` cuts [0, 1] into ``n_bins`` equal bins at
 ``np.linspace(0, 1, n_bins + 1)``; ``"quantile"`` at the group's score percentiles
