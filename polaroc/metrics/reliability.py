@@ -350,7 +350,7 @@ def _fit_sums(
     mu, nu = halves("_pr_z", "_pr_e")
     mu0, nu0 = halves("_pr_z0", "_pr_e0")
     return (  # params is read once: a plan of many steps stays a chain, not a tree
-        rows.join(params, on=keys, how="inner", nulls_equal=True)
+        rows.join(params, on=keys, how="inner", nulls_equal=True, maintain_order="left")
         .with_columns(_pr_z=col("_pr_a") + col("_pr_b") * x, _pr_z0=col("_pr_c") + x)
         .with_columns(_pr_e=(-col("_pr_z").abs()).exp(), _pr_e0=(-col("_pr_z0").abs()).exp())
         .with_columns(
