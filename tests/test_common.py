@@ -209,6 +209,7 @@ CASES = [
     Case("smooth_roc", class_key=True),
     Case("calibration", multiclass=True),
     Case("calibration_curve", class_key=True),
+    Case("decision_curve"),
     Case("top_k_accuracy", kwargs={"k": 1}, multiclass=True),  # k >= 2: binary is all right
     Case("roc_ci", kwargs={"n_boot": 40, "seed": 3}),
     Case("coords_ci", args=([0.3, 0.7],), kwargs={"n_boot": 40, "seed": 3}),

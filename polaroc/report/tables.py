@@ -29,6 +29,7 @@ from polaroc.evaluation import evaluate
 from polaroc.metrics.curves import roc_curve
 from polaroc.metrics.fold_curves import average_roc, pooled_roc, pooling_table
 from polaroc.metrics.multiclass import pairwise_auc
+from polaroc.metrics.net_benefit import decision_curve
 from polaroc.metrics.precision_recall import pooled_pr_curve, pr_curve
 from polaroc.metrics.reliability import calibration, calibration_curve
 
@@ -37,6 +38,7 @@ __all__ = [
     "Report",
     "Settings",
     "calibration_tables",
+    "net_benefit_summary",
     "probability_sets",
     "report_tables",
     "sorted_table",
@@ -488,7 +490,63 @@ def calibration_tables(
             rows = rows.filter(pl.col(cols.class_) == pl.col(POSITIVE)).drop(POSITIVE)
         curve = calibration_curve(rows, by=[*keys, cols.fold], **common)
         plans["calibration_curve"] = curve.sort([*keys, cols.fold, "bin"])
+        plans["decision_curve"] = _decision_curve(rows, [*keys, cols.fold], cols)
     return plans
+
+
+def _decision_curve(rows: pl.LazyFrame, by: list[str], cols: LogColumns) -> pl.LazyFrame:
+    """:func:`polaroc.decision_curve` of the positive class's ``rows``, per ``by``."""
+    table = decision_curve(
+        rows, by=by, model=cols.model, fold=cols.fold, class_=cols.class_, score=cols.score,
+        label=cols.label, dataset=cols.dataset,
+    )  # fmt: skip
+    return table.sort([*by, "threshold"])
+
+
+SUMMARY_THRESHOLDS = (0.05, 0.1, 0.2, 0.3, 0.5)
+"""The threshold probabilities at which the page tabulates the decision curves."""
+
+
+def net_benefit_summary(
+    curve: pl.DataFrame, model: str, thresholds: Iterable[float] = SUMMARY_THRESHOLDS
+) -> pl.DataFrame:
+    """Mean net benefit over folds at a few thresholds: a row per model, treat all, treat none.
+
+    ``curve`` is :func:`polaroc.decision_curve`'s table of one data set; a column
+    ``pt = 0.1`` holds the models' mean ``net_benefit`` (nulls and NaN left out) at that
+    threshold probability. Models come best first by their mean over those thresholds,
+    then ``treat all`` (the folds' mean ``net_benefit_all``) and ``treat none`` (0).
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> from polaroc.report.tables import net_benefit_summary
+    >>> curve = pl.DataFrame({"model": ["a", "a"], "fold": [0, 1], "threshold": [0.1, 0.1],
+    ...                       "net_benefit": [0.3, 0.2], "net_benefit_all": [0.25, 0.15]})
+    >>> net_benefit_summary(curve, "model", [0.1]).rows()
+    [('a', 0.25), ('treat all', 0.2), ('treat none', 0.0)]
+    """
+    points = [float(t) for t in thresholds]
+    usable = pl.col("net_benefit").is_not_null() & pl.col("net_benefit").is_not_nan()
+    part = curve.filter(usable & pl.col("threshold").is_in(points))
+    label = {t: f"pt = {t:g}" for t in points}
+
+    def wide(values: pl.DataFrame, name: str) -> pl.DataFrame:
+        at = [
+            pl.col("_pr_v").filter(pl.col("threshold") == t).mean().alias(label[t]) for t in points
+        ]
+        return values.group_by(name).agg(at)
+
+    named = pl.col(model).cast(pl.String).alias(model)
+    rows = part.select(named, "threshold", _pr_v="net_benefit")
+    models = wide(rows, model).sort(
+        pl.mean_horizontal(list(label.values())), pl.col(model), descending=[True, False]
+    )
+    every = wide(
+        part.select("threshold", _pr_v="net_benefit_all", **{model: pl.lit("treat all")}), model
+    )
+    none = pl.DataFrame({model: ["treat none"], **{c: [0.0] for c in label.values()}})
+    return pl.concat([models, every, none], how="vertical_relaxed")
 
 
 def cell_text(value: object) -> str:

@@ -144,6 +144,11 @@ def _figures(
 
         for key, part in _parts(tables["calibration_curve"], rep.by).items():
             save("calibration", key, calibration(part, model=model, fold=fold))
+    if "decision_curve" in tables:
+        from polaroc.report.plot_scoring import decision_curve
+
+        for key, part in _parts(tables["decision_curve"], rep.by).items():
+            save("decision_curve", key, decision_curve(part, model=model, fold=fold))
     if "pairwise" in tables:
         for key, part in _parts(tables["pairwise"], rep.by).items():
             save("pairwise", key, plot.pairwise_heatmap(part, model=model, order=orders.get(key)))
