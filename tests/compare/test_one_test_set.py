@@ -148,9 +148,9 @@ def test_demo_log_argmax_with_sample_ids_and_every_class(run):
     q = run(log, lambda f: pr.cochran_q(f))
     models = sorted(log["model"].unique())
     res = cochrans_q(right_matrix(coded, models))
+    assert q.columns == ["n", "statistic", "df", "p_value"]  # the shape of k-model tables
     assert q.row(0) == (
         len(x),
-        len(models),
         pytest.approx(res.statistic),
         len(models) - 1,
         pytest.approx(res.pvalue, rel=1e-9),
@@ -166,7 +166,7 @@ def test_multiclass_ties_at_the_top_count_as_wrong(run, rng):
     assert out["p_value"][0] == pytest.approx(p, rel=1e-10)
     q = run(log, lambda f: pr.cochran_q(f, ["a", "b", "c"]))
     res = cochrans_q(x)
-    assert q.columns == ["n", "k", "statistic", "df", "p_value"]
+    assert q.columns == ["n", "statistic", "df", "p_value"]
     assert q["statistic"][0] == pytest.approx(res.statistic, rel=1e-12)
     assert q["p_value"][0] == pytest.approx(res.pvalue, rel=1e-10)
 
@@ -176,7 +176,7 @@ def test_cochran_q_equals_statsmodels_per_dataset_and_mcnemar_for_two(run, rng):
         {"score": "s", "label": "y", "model": "clf"}
     )
     out = run(log, lambda f: pr.cochran_q(f, score="s", label="y", model="clf"))
-    assert out.columns == ["dataset", "n", "k", "statistic", "df", "p_value"]
+    assert out.columns == ["dataset", "n", "statistic", "df", "p_value"]
     for row in out.iter_rows(named=True):
         part = log.filter(dataset=row["dataset"]).rename(
             {"s": "score", "y": "label", "clf": "model"}
@@ -184,7 +184,7 @@ def test_cochran_q_equals_statsmodels_per_dataset_and_mcnemar_for_two(run, rng):
         res = cochrans_q(right_matrix(part, ["a", "b", "c"]))
         assert row["statistic"] == pytest.approx(res.statistic, rel=1e-12)
         assert row["p_value"] == pytest.approx(res.pvalue, rel=1e-10)
-        assert (row["k"], row["df"]) == (3, 2)
+        assert (row["n"], row["df"]) == (len(part) // 3, 2)  # samples; three models
     two = pr.cochran_q(log, ["a", "b"], by=(), score="s", label="y", model="clf").collect()
     x = right_matrix(log.rename({"s": "score", "y": "label", "clf": "model"}), ["a", "b"])
     plain = mcnemar(
