@@ -354,15 +354,38 @@ def delong_test(
     check_alpha(alpha)
     check_adjust(adjust)
     columns = LogColumns(model, fold, class_, score, label, sample, repeat=repeat)
+    return delong_table(
+        log, model_a, model_b, by=by, paired=paired, alternative=alternative, level=level,
+        alpha=alpha, adjust=adjust, positive_class=positive_class, columns=columns,
+        caller="delong_test",
+    )  # fmt: skip
+
+
+def delong_table(
+    log: FrameLike,
+    model_a: Any,
+    model_b: Any,
+    *,
+    by: str | Iterable[str] | None,
+    paired: bool,
+    alternative: str,
+    level: float,
+    alpha: float,
+    adjust: str | None,
+    positive_class: Any,
+    columns: LogColumns,
+    caller: str,
+) -> pl.LazyFrame:
+    """:func:`delong_test`'s table, its errors naming ``caller`` (a function built on it)."""
     two = two_models(
         log, model_a, model_b, by=by, paired=paired, positive_class=positive_class,
-        caller="delong_test", columns=columns,
+        caller=caller, columns=columns,
     )  # fmt: skip
     group = two.group
     if paired:
         stats = _paired_statistics(two.rows, group)
     else:
-        stats = _unpaired_statistics(two.rows, group, model, model_a, model_b)
+        stats = _unpaired_statistics(two.rows, group, columns.model, model_a, model_b)
     stats = stats.with_columns(
         model_a=pl.lit(model_a, two.dtype), model_b=pl.lit(model_b, two.dtype)
     )

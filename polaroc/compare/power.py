@@ -21,7 +21,8 @@ conventions (a two-sided test halves α; sample sizes are not rounded) are pROC 
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from math import sqrt
 from typing import Any
 
@@ -29,7 +30,7 @@ import numpy as np
 import polars as pl
 from scipy import optimize, stats
 
-from polaroc.compare.delong import delong_test
+from polaroc.compare.delong import delong_table
 from polaroc.core.inputs import FrameLike, LogColumns, as_lazy, as_names
 from polaroc.core.log import POSITIVE, SCORE, read_log
 from polaroc.metrics.curves import roc_curve
@@ -48,6 +49,9 @@ def _var_theta(theta: float, kappa: float) -> float:
 
 
 def _n(z_alpha: float, z_beta: float, v0: float, va: float, delta: float) -> float:
+    """Cases needed; no study detects δ = 0 (an AUC of 0.5): infinitely many, as pROC's Inf."""
+    if delta == 0:
+        return math.inf
     return (z_alpha * sqrt(v0) + z_beta * sqrt(va)) ** 2 / delta**2
 
 
@@ -59,18 +63,41 @@ def _z_alpha(n: float, z_beta: float, v0: float, va: float, delta: float) -> flo
     return (sqrt(n * delta**2) - z_beta * sqrt(va)) / sqrt(v0)
 
 
-def _check_alternative(alternative: str) -> float:
+def _check_alternative(alternative: str, caller: str) -> float:
     """The share of α in one tail: ½ for ``"two-sided"``, 1 for ``"one-sided"``."""
     if alternative not in _ALTERNATIVES:
-        msg = f"alternative must be 'two-sided' or 'one-sided', got {alternative!r}"
+        msg = f"{caller}: alternative must be 'two-sided' or 'one-sided', got {alternative!r}"
         raise ValueError(msg)
     return 0.5 if alternative == "two-sided" else 1.0
 
 
-def _check_probability(name: str, value: float | None) -> None:
+def _check_probability(name: str, value: float | None, caller: str) -> None:
     if value is not None and not 0.0 <= value <= 1.0:
-        msg = f"{name} must lie in [0, 1], got {value!r}"
+        msg = f"{caller}: {name} must lie in [0, 1], got {value!r}"
         raise ValueError(msg)
+
+
+def _check_positive(name: str, value: float | None, caller: str, what: str) -> None:
+    """``value`` (if given) must be a number > 0: a size or ratio of zero divides by zero."""
+    if value is not None and not value > 0:
+        msg = f"{caller}: {name} must be a positive number ({what}), got {value!r}"
+        raise ValueError(msg)
+
+
+@contextmanager
+def _naming(caller: str) -> Iterator[None]:
+    """Input errors raised while the plan is built name ``caller`` (not the function it reuses)."""
+    try:
+        yield
+    except (ValueError, TypeError) as error:
+        text = str(error)
+        if caller in text:
+            raise
+        try:
+            renamed = type(error)(f"polaroc: {caller}: {text.removeprefix('polaroc: ')}")
+        except TypeError:  # an exception class with its own arguments: keep its type's family
+            renamed = ValueError(f"polaroc: {caller}: {text}")
+        raise renamed from error
 
 
 def _solve_auc(n_cases: float, kappa: float, z_alpha: float, z_beta: float) -> float:
@@ -163,13 +190,13 @@ def power_auc(
     >>> pr.power_auc(auc=0.75, power=0.9, kappa=2.0)["n_cases"].round(2).item()
     19.16
     """
-    tail = _check_alternative(alternative)
+    caller = "power_auc"
+    tail = _check_alternative(alternative, caller)
     for name, value in (("power", power), ("alpha", alpha), ("auc", auc)):
-        _check_probability(name, value)
-    for name, value in (("n_cases", n_cases), ("n_controls", n_controls), ("kappa", kappa)):
-        if value is not None and value < 0:
-            msg = f"{name} must be positive, got {value!r}"
-            raise ValueError(msg)
+        _check_probability(name, value, caller)
+    _check_positive("n_cases", n_cases, caller, "of cases")
+    _check_positive("n_controls", n_controls, caller, "of controls")
+    _check_positive("kappa", kappa, caller, "controls per case")
     if n_controls is None and n_cases is not None:
         n_controls = kappa * n_cases
     elif n_cases is None and n_controls is not None:
@@ -181,7 +208,7 @@ def power_auc(
     ]
     if len(unknown) != 1:
         msg = (
-            "power_auc computes exactly one of auc, the sample size (n_cases/n_controls), "
+            "power_auc: it computes exactly one of auc, the sample size (n_cases/n_controls), "
             f"power and alpha; leave only that one unset (unset now: {unknown or 'none'})"
         )
         raise ValueError(msg)
@@ -321,6 +348,52 @@ def _cov_params(
     )
 
 
+def _pilot(
+    log: FrameLike,
+    model_a: Any,
+    model_b: Any,
+    by: str | Iterable[str] | None,
+    positive_class: Any,
+    method: str,
+    columns: LogColumns,
+) -> tuple[pl.LazyFrame, list[str]]:
+    """Per group the pilot's AUCs, cases, controls and per-case (co)variances, and the group.
+
+    ``_pr_v1``, ``_pr_v2``, ``_pr_c12``: the two AUCs' variances and covariance per case,
+    DeLong's (times the pilot's cases) or Obuchowski & McClish's binormal ones.
+    """
+    names = as_names(by)
+    schema = as_lazy(log).collect_schema()
+    repeat = columns.repeat
+    group = [repeat, *names] if repeat in schema and repeat not in names else names
+    pilot = delong_table(
+        log, model_a, model_b, by=by, paired=True, alternative="two-sided", level=0.95,
+        alpha=0.05, adjust=None, positive_class=positive_class, columns=columns,
+        caller="power_auc_test",
+    ).select(*group, "auc_a", "auc_b", "var_a", "var_b", "cov")  # fmt: skip
+    counts = _pilot_counts(log, model_a, model_b, group, positive_class, columns)
+    table = pilot.join(counts, on=group) if group else pilot.join(counts, how="cross")
+    cases, controls = pl.col("_pr_cases"), pl.col("_pr_controls")
+    ratio = controls / cases
+    if method == "obuchowski":
+        params = _binormal_covariance(log, model_a, model_b, group, positive_class, columns)
+        table = table.join(params, on=group) if group else table.join(params, how="cross")
+        a1, b1, a2, b2 = (pl.col(c) for c in ("A1", "B1", "A2", "B2"))
+        ra, rn = pl.col("_pr_ra"), pl.col("_pr_rn")
+        table = table.with_columns(
+            _pr_v1=_var_params(a1, b1, ratio),
+            _pr_v2=_var_params(a2, b2, ratio),
+            _pr_c12=_cov_params(a1, b1, a2, b2, rn, ra, ratio),
+        )
+    else:
+        table = table.with_columns(
+            _pr_v1=pl.col("var_a") * cases,
+            _pr_v2=pl.col("var_b") * cases,
+            _pr_c12=pl.col("cov") * cases,
+        )
+    return table, group
+
+
 def power_auc_test(
     log: FrameLike,
     model_a: Any,
@@ -424,62 +497,29 @@ def power_auc_test(
     │ 0.875 ┆ 0.625 ┆ 21.067341 ┆ 21.067341  │
     └───────┴───────┴───────────┴────────────┘
     """
-    tail = _check_alternative(alternative)
+    caller = "power_auc_test"
+    tail = _check_alternative(alternative, caller)
     if method not in ("delong", "obuchowski"):
         msg = f"power_auc_test: method must be 'delong' or 'obuchowski', got {method!r}"
         raise ValueError(msg)
-    _check_probability("power", power)
-    _check_probability("alpha", alpha)
-    for name, value in (("n_cases", n_cases), ("kappa", kappa)):
-        if value is not None and value <= 0:
-            msg = f"{name} must be positive, got {value!r}"
-            raise ValueError(msg)
+    _check_probability("power", power, caller)
+    _check_probability("alpha", alpha, caller)
+    _check_positive("n_cases", n_cases, caller, "of cases")
+    _check_positive("kappa", kappa, caller, "controls per case")
     if power is not None and alpha is not None and n_cases is not None:
         msg = "power_auc_test: with both power and alpha given it computes n_cases; drop n_cases"
         raise ValueError(msg)
     if power is None and alpha is None:
-        msg = "power_auc_test computes one of power, alpha and n_cases; give the other two"
+        msg = "power_auc_test: it computes one of power, alpha and n_cases; give the other two"
         raise ValueError(msg)
     columns = LogColumns().with_names(
-        model=model, fold=fold, class_=class_, score=score, label=label, sample=sample
-    )
-    names = as_names(by)
-    schema = as_lazy(log).collect_schema()
-    group = [repeat, *names] if repeat in schema and repeat not in names else names
-    pilot = delong_test(
-        log,
-        model_a,
-        model_b,
-        by=by,
-        positive_class=positive_class,
-        model=model,
-        fold=fold,
-        class_=class_,
-        score=score,
-        label=label,
-        sample=sample,
+        model=model, fold=fold, class_=class_, score=score, label=label, sample=sample,
         repeat=repeat,
-    ).select(*group, "auc_a", "auc_b", "var_a", "var_b", "cov")
-    counts = _pilot_counts(log, model_a, model_b, group, positive_class, columns)
-    table = pilot.join(counts, on=group) if group else pilot.join(counts, how="cross")
+    )  # fmt: skip
+    with _naming(caller):
+        table, group = _pilot(log, model_a, model_b, by, positive_class, method, columns)
     cases, controls = pl.col("_pr_cases"), pl.col("_pr_controls")
     ratio = controls / cases
-    if method == "obuchowski":
-        params = _binormal_covariance(log, model_a, model_b, group, positive_class, columns)
-        table = table.join(params, on=group) if group else table.join(params, how="cross")
-        a1, b1, a2, b2 = (pl.col(c) for c in ("A1", "B1", "A2", "B2"))
-        ra, rn = pl.col("_pr_ra"), pl.col("_pr_rn")
-        table = table.with_columns(
-            _pr_v1=_var_params(a1, b1, ratio),
-            _pr_v2=_var_params(a2, b2, ratio),
-            _pr_c12=_cov_params(a1, b1, a2, b2, rn, ra, ratio),
-        )
-    else:
-        table = table.with_columns(
-            _pr_v1=pl.col("var_a") * cases,
-            _pr_v2=pl.col("var_b") * cases,
-            _pr_c12=pl.col("cov") * cases,
-        )
     v0 = 2.0 * pl.col("_pr_v1") - 2.0 * pl.col("_pr_c12")
     va = pl.col("_pr_v1") + pl.col("_pr_v2") - 2.0 * pl.col("_pr_c12")
     delta = (pl.col("auc_a") - pl.col("auc_b")).abs()
@@ -495,7 +535,7 @@ def power_auc_test(
         assert power is not None
         z = ((n * delta**2).sqrt() - _z(power) * va.sqrt()) / v0.sqrt()
         out_alpha, out_power = _normal_cdf(-z) / tail, pl.lit(power, pl.Float64)
-    dtype = schema[model]
+    dtype = as_lazy(log).collect_schema()[model]
     out = table.select(
         *group,
         model_a=pl.lit(model_a, dtype),
