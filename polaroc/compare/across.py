@@ -46,6 +46,7 @@ from polaroc.compare.fold_table import (
     with_float_df,
 )
 from polaroc.core.inputs import ColumnLike, FrameLike, as_lazy, as_names, require_columns
+from polaroc.core.sums import fixed_mean
 
 __all__ = ["friedman_test", "mean_ranks", "nemenyi_test", "sign_test", "wilcoxon_test"]
 
@@ -75,7 +76,7 @@ def dataset_means(
     value = metric_expr(metric, schema)
     name = value.meta.output_name(raise_if_undetermined=False) or "metric"
     keys = [*group, dataset, model]
-    means = frame.group_by(keys).agg(value.mean().alias(VALUE))
+    means = frame.group_by(keys).agg(fixed_mean(value).alias(VALUE))
     means = checked(table, means, by=group, model=model, fold=dataset, min_folds=min_datasets)
     return FoldTable(frame=means, by=group, model=model, fold=dataset, metric=name)
 
@@ -202,7 +203,7 @@ def wilcoxon_test(
     r, dd = pl.col("_pr_rank"), pl.col("_pr_d")
     stats = pairs.group_by(keys).agg(
         n=pl.len().cast(pl.Int64),
-        estimate=pl.col("_pr_raw").mean(),
+        estimate=fixed_mean(pl.col("_pr_raw")),
         r_plus=r.filter(dd > 0).sum() + r.filter(dd == 0).sum() / 2.0,
         r_minus=r.filter(dd < 0).sum() + r.filter(dd == 0).sum() / 2.0,
         _pr_ties=pl.col("_pr_tie").sum(),

@@ -38,6 +38,7 @@ from polaroc.compare.one_test_set import cochran_q, mcnemar_test
 from polaroc.compare.paired import paired_ttest
 from polaroc.core.inputs import ColumnLike, FrameLike, as_lazy, require_columns
 from polaroc.core.registry import Metric, known_metrics, lookup
+from polaroc.core.sums import fixed_mean, fixed_std, fixed_sum
 
 __all__ = ["verdict"]
 
@@ -550,7 +551,7 @@ def _spread(frame: pl.LazyFrame, keys: list[str], metric: str) -> pl.LazyFrame:
     """Per ``keys``: ``n`` values, their ``mean`` and standard deviation ``_pr_sd``."""
     value = pl.col(metric)
     return frame.group_by(keys).agg(
-        n=value.count().cast(pl.Int64), mean=value.mean(), _pr_sd=value.std()
+        n=value.count().cast(pl.Int64), mean=fixed_mean(value), _pr_sd=fixed_std(value)
     )
 
 
@@ -563,9 +564,9 @@ def _within_repeats(data: pl.DataFrame, groups: list[str], ctx: _Context) -> pl.
     assert ctx.repeat is not None
     value = pl.col(ctx.metric)
     keys = [*groups, ctx.model]
-    spread = ((value - value.mean()) ** 2).sum()
+    spread = fixed_sum((value - fixed_mean(value)) ** 2)
     per_repeat = data.group_by([*keys, ctx.repeat]).agg(_pr_s2=spread)
-    return per_repeat.group_by(keys).agg(_pr_s2_repeats=pl.col("_pr_s2").mean())
+    return per_repeat.group_by(keys).agg(_pr_s2_repeats=fixed_mean(pl.col("_pr_s2")))
 
 
 def _per_model(pairs: pl.LazyFrame, groups: list[str], model: str) -> pl.LazyFrame:
@@ -687,7 +688,8 @@ def _across(data: pl.DataFrame, outer: list[str], ctx: _Context) -> pl.LazyFrame
     }
     rows = data.join(sizes.select(outer), on=outer) if outer else data
     pairs = _pairs_by_test(rows, outer, designs, tests).collect().lazy()
-    means = rows.lazy().group_by([*outer, ctx.dataset, ctx.model]).agg(pl.col(ctx.metric).mean())
+    value = pl.col(ctx.metric)
+    means = rows.lazy().group_by([*outer, ctx.dataset, ctx.model]).agg(fixed_mean(value))
     stats = _spread(means, [*outer, ctx.model], ctx.metric)
     ranks = mean_ranks(rows, ctx.metric, by=outer, higher_is_better=ctx.higher, model=m, dataset=d_)
     stats = stats.join(ranks.select(*outer, ctx.model, "mean_rank"), on=[*outer, ctx.model])

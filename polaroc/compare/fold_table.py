@@ -37,6 +37,7 @@ from polaroc.core.inputs import (
     to_expr,
 )
 from polaroc.core.registry import Metric, lookup
+from polaroc.core.sums import fixed_sum
 
 VALUE = "_pr_value"
 
@@ -259,7 +260,7 @@ def adjusted(
         elif adjust == "fdr_bh":
             value = _in_row_order((qc * m / r).cum_min(reverse=True), by)
         else:  # fdr_by: c(m) = Σ 1/j over j = 1..m, the ranks of the group
-            c = over((1.0 / r).sum(), by)
+            c = over(fixed_sum(1.0 / r), by)
             value = _in_row_order((qc * m * c / r).cum_min(reverse=True), by)
         frame = frame.with_columns(_pr_raw=value)
     capped = pl.min_horizontal(pl.col("_pr_raw"), 1.0)

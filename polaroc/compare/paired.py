@@ -35,6 +35,7 @@ from polaroc.compare.fold_table import (
 )
 from polaroc.compare.registry import comparison
 from polaroc.core.inputs import ColumnLike, FrameLike
+from polaroc.core.sums import fixed_mean, fixed_std
 
 __all__ = ["paired_ttest", "test_agreement"]
 
@@ -239,9 +240,9 @@ def paired_ttest(
         .group_by(keys)
         .agg(
             n=d.count().cast(pl.Int64),
-            estimate=d.mean(),
-            sd_diff=pl.when(constant).then(0.0).otherwise(d.std()),
-            _pr_zero=constant & negligible(d.mean(), scale).fill_null(False),
+            estimate=fixed_mean(d),
+            sd_diff=pl.when(constant).then(0.0).otherwise(fixed_std(d)),
+            _pr_zero=constant & negligible(fixed_mean(d), scale).fill_null(False),
             _pr_folds=pl.col("_pr_folds").first(),
             _pr_nan=non_finite(d).any(),
         )

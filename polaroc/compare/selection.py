@@ -18,6 +18,7 @@ from polaroc.compare.fold_table import design_listings, resolve_by
 from polaroc.core.guard import guarded, listing, one_class_rows, problems
 from polaroc.core.inputs import FrameLike, LogColumns, as_lazy
 from polaroc.core.log import POSITIVE, SCORE, read_log
+from polaroc.core.sums import fixed_mean
 from polaroc.metrics.binary import auc
 from polaroc.metrics.scored import sauc
 
@@ -38,7 +39,7 @@ def _choice(rule: str, model: str, ties: str) -> dict[str, pl.Expr]:
     best = value.is_not_null() & (value == value.max())
     tied = pl.col(model).filter(best)
     test = pl.col("test_auc").filter(best)
-    chosen = test.mean() if ties == "mean" else test.sort_by(tied).first()
+    chosen = fixed_mean(test) if ties == "mean" else test.sort_by(tied).first()
     has_nan = value.is_nan().any()  # an unknown value: no choice can be trusted
     nan = pl.lit(float("nan"))
     return {
