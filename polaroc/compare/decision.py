@@ -571,24 +571,16 @@ def _within_repeats(data: pl.DataFrame, groups: list[str], ctx: _Context) -> pl.
 
 def _per_model(pairs: pl.LazyFrame, groups: list[str], model: str) -> pl.LazyFrame:
     """Per (group, model), from the one-test-set pairs: ``_pr_auc_var``, ``_pr_samples``."""
-    names = pairs.collect_schema().names()
-    side_a = {
-        "_pr_auc_var": pl.col("_pr_var_a") if "_pr_var_a" in names else None,
-        "_pr_samples": pl.col("_pr_samples") if "_pr_samples" in names else None,
-    }
-    side_b = {**side_a, "_pr_auc_var": pl.col("_pr_var_b") if "_pr_var_b" in names else None}
 
-    def side(column: str, values: dict[str, pl.Expr | None]) -> pl.LazyFrame:
+    def side(name: str) -> pl.LazyFrame:
         return pairs.select(
             *groups,
-            pl.col(column).alias(model),
-            *(
-                (pl.lit(None, pl.Float64) if v is None else v.cast(pl.Float64)).alias(k)
-                for k, v in values.items()
-            ),
+            pl.col(f"model_{name}").alias(model),
+            pl.col(f"_pr_var_{name}").cast(pl.Float64).alias("_pr_auc_var"),
+            pl.col("_pr_samples").cast(pl.Float64),
         )
 
-    both = pl.concat([side("model_a", side_a), side("model_b", side_b)], how="vertical_relaxed")
+    both = pl.concat([side("a"), side("b")], how="vertical_relaxed")
     return both.group_by([*groups, model]).agg(pl.col("_pr_auc_var", "_pr_samples").max())
 
 
@@ -609,8 +601,12 @@ def _pairs_by_test(
 def _probabilities(table: pl.LazyFrame, groups: list[str]) -> pl.LazyFrame:
     """The columns of a comparison table the verdict reads: its p-value or probabilities."""
     names = table.collect_schema().names()
-    wanted = ("p_value", "p_a_higher", "p_b_higher", "_pr_var_a", "_pr_var_b", "_pr_samples")
-    return table.select(*groups, "model_a", "model_b", *(c for c in wanted if c in names))
+    probabilities = [c for c in ("p_value", "p_a_higher", "p_b_higher") if c in names]
+    extras = [  # what a one-test-set interval reads (null for the other tests)
+        (pl.col(c) if c in names else pl.lit(None, pl.Float64)).alias(c)
+        for c in ("_pr_var_a", "_pr_var_b", "_pr_samples")
+    ]
+    return table.select(*groups, "model_a", "model_b", *probabilities, *extras)
 
 
 def _intervals(stats: pl.LazyFrame, ctx: _Context) -> pl.LazyFrame:
