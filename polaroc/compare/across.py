@@ -34,6 +34,7 @@ from polaroc.compare.fold_table import (
     check_alpha,
     check_alternative,
     checked,
+    compared,
     metric_expr,
     negligible,
     non_finite,
@@ -44,8 +45,8 @@ from polaroc.compare.fold_table import (
     with_adjusted,
     with_float_df,
 )
-from polaroc.compare.fold_table import higher_is_better as metric_higher_is_better
 from polaroc.core.inputs import ColumnLike, FrameLike, as_lazy, as_names, require_columns
+from polaroc.core.sums import fixed_mean
 
 __all__ = ["friedman_test", "mean_ranks", "nemenyi_test", "sign_test", "wilcoxon_test"]
 
@@ -75,7 +76,7 @@ def dataset_means(
     value = metric_expr(metric, schema)
     name = value.meta.output_name(raise_if_undetermined=False) or "metric"
     keys = [*group, dataset, model]
-    means = frame.group_by(keys).agg(value.mean().alias(VALUE))
+    means = frame.group_by(keys).agg(fixed_mean(value).alias(VALUE))
     means = checked(table, means, by=group, model=model, fold=dataset, min_folds=min_datasets)
     return FoldTable(frame=means, by=group, model=model, fold=dataset, metric=name)
 
@@ -202,7 +203,7 @@ def wilcoxon_test(
     r, dd = pl.col("_pr_rank"), pl.col("_pr_d")
     stats = pairs.group_by(keys).agg(
         n=pl.len().cast(pl.Int64),
-        estimate=pl.col("_pr_raw").mean(),
+        estimate=fixed_mean(pl.col("_pr_raw")),
         r_plus=r.filter(dd > 0).sum() + r.filter(dd == 0).sum() / 2.0,
         r_minus=r.filter(dd < 0).sum() + r.filter(dd == 0).sum() / 2.0,
         _pr_ties=pl.col("_pr_tie").sum(),
@@ -279,9 +280,11 @@ def sign_test(
         on the data sets where a > b).
     higher_is_better
         Whether a higher metric is better, for ``wins_a``/``wins_b`` (data sets where
-        each model is the better one). ``None`` (default): inferred from the
-        metric's name (``error``, ``brier``, ``log_loss``, ``cost``, ``loss*`` are
-        lower-is-better). ``statistic`` and ``alternative`` always read a − b.
+        each model is the better one). ``None`` (default): the metric registry's
+        direction (:func:`polaroc.core.registry.lookup`; a column it does not know
+        needs ``higher_is_better``). A metric best at a target value (a calibration
+        slope) is compared on its distance from the target. ``statistic`` and
+        ``alternative`` always read a − b of what is compared.
     model, dataset
         Column names of the table.
 
@@ -328,8 +331,8 @@ def sign_test(
     check_alpha(alpha)
     check_adjust(adjust)
     check_alternative(alternative)
-    higher = metric_higher_is_better(metric, higher_is_better)
-    ft = dataset_means(table, metric=metric, by=by, model=model, dataset=dataset)
+    value, higher = compared(metric, higher_is_better)
+    ft = dataset_means(table, metric=value, by=by, model=model, dataset=dataset)
     keys = [*ft.by, "model_a", "model_b"]
     pairs = pair_differences(ft).select(*keys, settled_difference().alias("_pr_d"))
     dd = pl.col("_pr_d")
@@ -428,8 +431,9 @@ def mean_ranks(
         Level of the critical difference ``cd``.
     higher_is_better
         ``True`` for AUC-like metrics (rank 1 = highest), ``False`` for error rates
-        and costs; ``None`` (default): inferred from the metric's name (``error``,
-        ``brier``, ``log_loss``, ``cost``, ``loss*`` are lower-is-better).
+        and costs; ``None`` (default): the metric registry's direction (a column it
+        does not know needs ``higher_is_better``). A metric best at a target value
+        (a calibration slope, best at 1) is ranked on its distance from the target.
 
     Returns
     -------
@@ -460,8 +464,8 @@ def mean_ranks(
     └───────┴───────────┴─────┴──────────┴──────────┘
     """
     check_alpha(alpha)
-    higher = metric_higher_is_better(metric, higher_is_better)
-    ft = dataset_means(table, metric=metric, by=by, model=model, dataset=dataset)
+    value, higher = compared(metric, higher_is_better)
+    ft = dataset_means(table, metric=value, by=by, model=model, dataset=dataset)
     summary = _rank_summary(ft, higher)
     nan = pl.lit(float("nan"))
     return summary.select(
@@ -504,7 +508,7 @@ def friedman_test(
         Groups tested separately (keyword-only). ``None`` and ``()`` (default) mean
         one group: the data sets are the sample, so the data set is never a by key.
     higher_is_better
-        Only the ranks' direction (``None``: inferred from the metric's name, as
+        Only the ranks' direction (``None``: the metric registry's, as
         :func:`mean_ranks`): the statistic does not depend on it.
     model, dataset
         Column names of the table.
@@ -558,8 +562,9 @@ def friedman_test(
     │ 4   ┆ 6.5       ┆ 2.0 ┆ 0.038774 ┆ 13.0             ┆ 0.006592               │
     └─────┴───────────┴─────┴──────────┴──────────────────┴────────────────────────┘
     """
-    ft = dataset_means(table, metric=metric, by=by, model=model, dataset=dataset)
-    summary = _rank_summary(ft, metric_higher_is_better(metric, higher_is_better))
+    value, higher = compared(metric, higher_is_better)
+    ft = dataset_means(table, metric=value, by=by, model=model, dataset=dataset)
+    summary = _rank_summary(ft, higher)
     k = pl.col("n_models").cast(pl.Float64)
     n = pl.col("n").cast(pl.Float64)
     aggs = [
@@ -598,6 +603,23 @@ def friedman_test(
     return out.sort(ft.by) if ft.by else out
 
 
+def rank_pairs(ranks: pl.LazyFrame, by: list[str], model: str) -> pl.LazyFrame:
+    """Every unordered pair of :func:`mean_ranks`' models, with the scale of their difference.
+
+    One row per (by…, ``model_a`` < ``model_b``): ``mean_rank_a``, ``mean_rank_b``,
+    ``n`` (data sets), ``n_models``, ``cd`` and ``_pr_scale`` = √(k(k + 1)/(6N)), the
+    standard error of a difference of two mean ranks under H₀ (Demšar 2006, §3.2.2),
+    which Nemenyi's test and the comparisons with a control divide it by.
+    """
+    left = ranks.rename({model: "model_a", "mean_rank": "mean_rank_a"})
+    right = ranks.select(*by, model_b=model, mean_rank_b="mean_rank")
+    pairs = (left.join(right, on=by) if by else left.join(right, how="cross")).filter(
+        pl.col("model_a") < pl.col("model_b")
+    )
+    k = pl.col("n_models")
+    return pairs.with_columns(_pr_scale=(k * (k + 1) / (6.0 * pl.col("n"))).sqrt())
+
+
 def nemenyi_test(
     table: FrameLike,
     metric: ColumnLike = "auc",
@@ -627,7 +649,7 @@ def nemenyi_test(
         As :func:`wilcoxon_test`'s (Nemenyi's p-values already hold the family-wise
         level; an adjustment on top is more conservative still).
     higher_is_better
-        As :func:`mean_ranks` (``None``: inferred from the metric's name).
+        As :func:`mean_ranks` (``None``: the metric registry's direction).
 
     Returns
     -------
@@ -673,16 +695,12 @@ def nemenyi_test(
         model=model, dataset=dataset,
     )  # fmt: skip
     group = as_names(by)
-    left = ranks.rename({model: "model_a", "mean_rank": "mean_rank_a"})
-    right = ranks.select(*group, model_b=model, mean_rank_b="mean_rank")
-    pairs = (left.join(right, on=group) if group else left.join(right, how="cross")).filter(
-        pl.col("model_a") < pl.col("model_b")
-    )
+    pairs = rank_pairs(ranks, group, model)
     k = pl.col("n_models")
-    scale = (k * (k + 1) / (6.0 * pl.col("n"))).sqrt()
     diff = pl.col("mean_rank_a") - pl.col("mean_rank_b")
     keys = [*group, "model_a", "model_b"]
-    out = pairs.with_columns(estimate=diff, statistic=diff.abs() * _SQRT2 / scale).with_columns(
+    statistic = diff.abs() * _SQRT2 / pl.col("_pr_scale")
+    out = pairs.with_columns(estimate=diff, statistic=statistic).with_columns(
         p_value=studentized_range_sf(pl.col("statistic"), k, float("inf"))
     )
     columns = [*keys, "n", "estimate", "statistic", "p_value", "mean_rank_a", "mean_rank_b", "cd"]

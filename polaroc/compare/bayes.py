@@ -30,6 +30,7 @@ from polaroc.compare.fold_table import (
     settled_difference,
 )
 from polaroc.core.inputs import ColumnLike, FrameLike
+from polaroc.core.sums import fixed_mean, fixed_var
 
 __all__ = ["bayes_signed_rank", "bayes_ttest"]
 
@@ -152,10 +153,10 @@ def bayes_ttest(
         .group_by(keys)
         .agg(
             n=n,
-            estimate=d.mean(),
-            _pr_var=d.var(),
+            estimate=fixed_mean(d),
+            _pr_var=fixed_var(d),
             _pr_constant=negligible(d.max() - d.min(), scale),
-            _pr_zero=negligible(d.mean(), scale),
+            _pr_zero=negligible(fixed_mean(d), scale),
             _pr_folds=pl.col("_pr_folds").first(),
             _pr_nan=non_finite(d).any(),
         )

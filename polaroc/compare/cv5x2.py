@@ -32,6 +32,7 @@ from polaroc.compare.fold_table import (
 )
 from polaroc.core.guard import guarded, listing, problems
 from polaroc.core.inputs import ColumnLike, FrameLike, as_lazy
+from polaroc.core.sums import fixed_mean, fixed_sum
 
 __all__ = ["combined_ftest_5x2cv", "paired_ttest_5x2cv"]
 
@@ -75,19 +76,19 @@ def _five_by_two(
     dd = pl.col("_pr_diff")
     per_repeat = pairs.group_by([*keys, ft.repeat]).agg(
         _pr_first=dd.get(pl.col(ft.fold).arg_min()),
-        _pr_s2=(dd - dd.mean()).pow(2).sum(),
-        _pr_d2=dd.pow(2).sum(),
+        _pr_s2=fixed_sum((dd - fixed_mean(dd)).pow(2)),
+        _pr_d2=fixed_sum(dd.pow(2)),
         _pr_n=dd.count(),
-        _pr_sum=dd.sum(),
+        _pr_sum=fixed_sum(dd),
         _pr_scale=pl.col("_pr_scale").max(),
         _pr_nan=non_finite(dd).any(),
     )
     stats = per_repeat.group_by(keys).agg(
         _pr_d11=pl.col("_pr_first").get(pl.col(ft.repeat).arg_min()),
-        _pr_s2=pl.col("_pr_s2").sum(),
-        _pr_d2=pl.col("_pr_d2").sum(),
+        _pr_s2=fixed_sum(pl.col("_pr_s2")),
+        _pr_d2=fixed_sum(pl.col("_pr_d2")),
         n=pl.col("_pr_n").sum().cast(pl.Int64),
-        estimate=pl.col("_pr_sum").sum() / pl.col("_pr_n").sum(),
+        estimate=fixed_sum(pl.col("_pr_sum")) / pl.col("_pr_n").sum(),
         _pr_complete=pl.col("_pr_n").sum() == _REPEATS * _FOLDS,
         _pr_scale=pl.col("_pr_scale").max(),
         _pr_nan=pl.col("_pr_nan").any(),

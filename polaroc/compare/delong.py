@@ -41,6 +41,7 @@ from polaroc.core.counts import placements
 from polaroc.core.guard import guarded, listing, problems
 from polaroc.core.inputs import FrameLike
 from polaroc.core.log import POSITIVE, SCORE, LogNames, columns_of
+from polaroc.core.sums import fixed_cov, fixed_mean, fixed_var  # the same bits in any order
 
 __all__ = ["delong_omnibus", "delong_test"]
 
@@ -367,8 +368,8 @@ def _moments(v: pl.Expr, positive: pl.Expr) -> dict[str, pl.Expr]:
     n_pos = positive.sum().cast(pl.Float64)
     n_neg = (~positive).sum().cast(pl.Float64)
     return {
-        "auc": v.filter(positive).mean(),
-        "var": v.filter(positive).var() / n_pos + v.filter(~positive).var() / n_neg,
+        "auc": fixed_mean(v.filter(positive)),
+        "var": fixed_var(v.filter(positive)) / n_pos + fixed_var(v.filter(~positive)) / n_neg,
     }
 
 
@@ -429,15 +430,15 @@ def _paired_statistics(paired: pl.LazyFrame, by: list[str]) -> pl.LazyFrame:
 
     def part(keep: pl.Expr) -> dict[str, pl.Expr]:
         x, y = va.filter(keep), vb.filter(keep)
-        return {"aa": x.var(), "bb": y.var(), "ab": pl.cov(x, y)}
+        return {"aa": fixed_var(x), "bb": fixed_var(y), "ab": fixed_cov(x, y)}
 
     s10, s01 = part(positive), part(~positive)
     has_nan = (pl.col(SCORE).is_nan() | pl.col(f"{SCORE}_b").is_nan()).any()
     aggs = {
         "n_pos": positive.sum().cast(pl.Int64),
         "n_neg": (~positive).sum().cast(pl.Int64),
-        "auc_a": va.filter(positive).mean(),
-        "auc_b": vb.filter(positive).mean(),
+        "auc_a": fixed_mean(va.filter(positive)),
+        "auc_b": fixed_mean(vb.filter(positive)),
         **{f"_pr_s10_{k}": v for k, v in s10.items()},
         **{f"_pr_s01_{k}": v for k, v in s01.items()},
         "_pr_nan": has_nan,
@@ -659,12 +660,12 @@ def _omnibus_statistics(
     n_pos = positive.sum().cast(pl.Float64)
     n_neg = (~positive).sum().cast(pl.Float64)
     cov = (
-        pl.cov(vi.filter(positive), vj.filter(positive)) / n_pos
-        + pl.cov(vi.filter(~positive), vj.filter(~positive)) / n_neg
+        fixed_cov(vi.filter(positive), vj.filter(positive)) / n_pos
+        + fixed_cov(vi.filter(~positive), vj.filter(~positive)) / n_neg
     )
     cells = pairs.group_by([*group, "_pr_i", "_pr_j"]).agg(
         _pr_s=cov,
-        _pr_theta=vi.filter(positive).mean(),
+        _pr_theta=fixed_mean(vi.filter(positive)),
         n_pos=positive.sum().cast(pl.Int64),
         n_neg=(~positive).sum().cast(pl.Int64),
         _pr_nan=pl.col("_pr_si").is_nan().any(),

@@ -36,6 +36,8 @@ from polaroc.core.inputs import (
     require_columns,
     to_expr,
 )
+from polaroc.core.registry import Metric, lookup
+from polaroc.core.sums import fixed_sum
 
 VALUE = "_pr_value"
 
@@ -149,26 +151,31 @@ def check_integer(value: object, name: str, *, minimum: int | None = None) -> in
     return out
 
 
-LOWER_IS_BETTER = ("error", "brier", "log_loss", "cost")
+def direction(metric: ColumnLike, override: bool | None = None) -> Metric:
+    """The registry's entry for ``metric`` (:func:`polaroc.core.registry.lookup`).
 
-
-def higher_is_better(metric: ColumnLike, override: bool | None = None) -> bool:
-    """Whether a higher value of ``metric`` is better: ``override``, or inferred from its name.
-
-    ``error``, ``brier``, ``log_loss``, ``cost`` and any name starting with ``error``,
-    ``loss`` or ``brier`` (or ending in ``_loss``/``_error``) are lower-is-better; every
-    other metric (AUC, sAUC, average precision, …) is higher-is-better. An expression
-    is judged by its output name.
+    ``override`` (a table's ``higher_is_better=``) wins where given, so a user's own
+    column is compared in the direction given; a metric the registry does not know,
+    without it, is a ``ValueError`` listing the known ones. An expression is judged
+    by its output name.
     """
-    if override is not None:
-        return bool(override)
-    if isinstance(metric, pl.Expr):
-        name = metric.meta.output_name(raise_if_undetermined=False) or ""
-    else:
-        name = str(metric)
-    name = name.lower()
-    lower = name in LOWER_IS_BETTER or name.startswith(("error", "loss", "brier", "log_loss"))
-    return not (lower or name.endswith(("_loss", "_error")))
+    return lookup(metric, override)
+
+
+def compared(metric: ColumnLike, override: bool | None = None) -> tuple[pl.Expr, bool]:
+    """``metric`` as the rank tests compare it, and whether higher is better.
+
+    A ``"target"`` metric (best at a value: a calibration slope at 1) is compared on
+    its distance from the target (:meth:`Metric.loss`), lower being better; any other
+    as it is, in the registry's direction (or ``override``'s). The expression keeps
+    the metric's output name.
+    """
+    entry = direction(metric, override)
+    expr = to_expr(metric, argument="metric")
+    if entry.target is None:
+        return expr, entry.higher_is_better
+    name = expr.meta.output_name(raise_if_undetermined=False) or entry.name
+    return entry.loss(expr).alias(name), False
 
 
 def over(expr: pl.Expr, by: list[str], **kwargs: Any) -> pl.Expr:
@@ -253,7 +260,7 @@ def adjusted(
         elif adjust == "fdr_bh":
             value = _in_row_order((qc * m / r).cum_min(reverse=True), by)
         else:  # fdr_by: c(m) = Σ 1/j over j = 1..m, the ranks of the group
-            c = over((1.0 / r).sum(), by)
+            c = over(fixed_sum(1.0 / r), by)
             value = _in_row_order((qc * m * c / r).cum_min(reverse=True), by)
         frame = frame.with_columns(_pr_raw=value)
     capped = pl.min_horizontal(pl.col("_pr_raw"), 1.0)

@@ -458,8 +458,8 @@ def cochran_q(
     Returns
     -------
     pl.LazyFrame
-        One row per group: by…, ``n`` (paired samples), ``k`` (models),
-        ``statistic`` (Q), ``df`` (k − 1), ``p_value``.
+        One row per group, the shape of every table over k models: by…, ``n``
+        (paired samples), ``statistic`` (Q), ``df`` (k − 1, so k models), ``p_value``.
 
         * A sample with a null score or label in any model is left out.
         * A NaN score makes the group's ``statistic`` and ``p_value`` NaN.
@@ -490,14 +490,14 @@ def cochran_q(
     ...     "label": [1, 1, 1, 0, 0, 0] * 3,
     ... })
     >>> pr.cochran_q(log).collect()
-    shape: (1, 5)
-    ┌─────┬─────┬───────────┬─────┬──────────┐
-    │ n   ┆ k   ┆ statistic ┆ df  ┆ p_value  │
-    │ --- ┆ --- ┆ ---       ┆ --- ┆ ---      │
-    │ i64 ┆ i64 ┆ f64       ┆ f64 ┆ f64      │
-    ╞═════╪═════╪═══════════╪═════╪══════════╡
-    │ 6   ┆ 3   ┆ 6.333333  ┆ 2.0 ┆ 0.042144 │
-    └─────┴─────┴───────────┴─────┴──────────┘
+    shape: (1, 4)
+    ┌─────┬───────────┬─────┬──────────┐
+    │ n   ┆ statistic ┆ df  ┆ p_value  │
+    │ --- ┆ ---       ┆ --- ┆ ---      │
+    │ i64 ┆ f64       ┆ f64 ┆ f64      │
+    ╞═════╪═══════════╪═════╪══════════╡
+    │ 6   ┆ 6.333333  ┆ 2.0 ┆ 0.042144 │
+    └─────┴───────────┴─────┴──────────┘
     """
     chosen = None if models is None else list(dict.fromkeys(models))
     if chosen is not None and len(chosen) < 2:
@@ -518,7 +518,7 @@ def cochran_q(
         "_pr_nan": pl.col("_pr_nan").any(),
     }
     model_sums = {
-        "k": pl.len().cast(pl.Int64),
+        "_pr_k": pl.len().cast(pl.Int64),
         "_pr_c2": (pl.col("_pr_c").cast(pl.Float64) ** 2).sum(),
     }
     if group:
@@ -529,16 +529,15 @@ def cochran_q(
         )
     else:
         table = per_sample.select(**samples).join(per_model.select(**model_sums), how="cross")
-    k = pl.col("k").cast(pl.Float64)
+    k = pl.col("_pr_k").cast(pl.Float64)
     total = pl.col("_pr_total")
     denominator = k * total - pl.col("_pr_r2")
     q = (k - 1.0) * (k * pl.col("_pr_c2") - total**2) / denominator
     nan = pl.col("_pr_nan")
     statistic = pl.when(nan).then(float("nan")).when(denominator > 0).then(q)
-    out = table.with_columns(statistic=statistic, df=pl.col("k") - 1).select(
+    out = table.with_columns(statistic=statistic, df=pl.col("_pr_k") - 1).select(
         *group,
         "n",
-        "k",
         "statistic",
         "df",
         p_value=chi2_sf(pl.col("statistic"), pl.col("df")),

@@ -24,8 +24,8 @@ from polaroc.compare.fold_table import (
     check_adjust,
     check_alpha,
     check_alternative,
+    compared,
     decision,
-    higher_is_better,
     negligible,
     non_finite,
     pair_differences,
@@ -35,6 +35,7 @@ from polaroc.compare.fold_table import (
 )
 from polaroc.compare.registry import comparison
 from polaroc.core.inputs import ColumnLike, FrameLike
+from polaroc.core.sums import fixed_mean, fixed_std
 
 __all__ = ["paired_ttest", "test_agreement"]
 
@@ -239,9 +240,9 @@ def paired_ttest(
         .group_by(keys)
         .agg(
             n=d.count().cast(pl.Int64),
-            estimate=d.mean(),
-            sd_diff=pl.when(constant).then(0.0).otherwise(d.std()),
-            _pr_zero=constant & negligible(d.mean(), scale).fill_null(False),
+            estimate=fixed_mean(d),
+            sd_diff=pl.when(constant).then(0.0).otherwise(fixed_std(d)),
+            _pr_zero=constant & negligible(fixed_mean(d), scale).fill_null(False),
             _pr_folds=pl.col("_pr_folds").first(),
             _pr_nan=non_finite(d).any(),
         )
@@ -337,8 +338,11 @@ def test_agreement(
         are adjusted across the model pairs of each by group and its decision is
         based on them.
     lower_is_better
-        Metric names for which the lower value wins (error rate, cost): used only to
-        report which model each test favours, since the tests are two-sided.
+        Metric names for which the lower value wins: used only to report which model
+        each test favours, since the tests are two-sided. ``None`` (default): each
+        metric's direction from the metric registry (a column it does not know needs
+        this list); a metric best at a target value (a calibration slope) is tested
+        on its distance from the target.
     model, fold, dataset, repeat
         Column names of the table (``fold``, ``dataset`` and ``repeat`` are passed to a
         registered test that takes them).
@@ -413,14 +417,14 @@ def test_agreement(
     parts = []
     keys: list[str] = []
     for metric, name in zip(metrics, labels, strict=True):
-        result = run(table, metric, **kwargs)
+        override = None if lower_is_better is None else name not in set(lower_is_better)
+        value, better = compared(metric, override)
+        result = run(table, value, **kwargs)
         columns = result.collect_schema().names()
         if not {"model_a", "model_b", "p_value"} <= set(columns):
             msg = f"test {run.__name__} must return model_a, model_b and p_value columns"
             raise ValueError(msg)
         keys = columns[: columns.index("model_b") + 1]
-        override = None if lower_is_better is None else name not in set(lower_is_better)
-        better = higher_is_better(metric, override)
         parts.append(_decisions(result, keys, name, reading, better, alpha, adjust))
     pairs = parts[0].join(parts[1], on=keys, nulls_equal=True)
     return _cases(pairs, keys, labels)

@@ -21,7 +21,8 @@ conventions (a two-sided test halves α; sample sizes are not rounded) are pROC 
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from math import sqrt
 from typing import Any, Unpack
 
@@ -49,6 +50,9 @@ def _var_theta(theta: float, kappa: float) -> float:
 
 
 def _n(z_alpha: float, z_beta: float, v0: float, va: float, delta: float) -> float:
+    """Cases needed; no study detects δ = 0 (an AUC of 0.5): infinitely many, as pROC's Inf."""
+    if delta == 0:
+        return math.inf
     return (z_alpha * sqrt(v0) + z_beta * sqrt(va)) ** 2 / delta**2
 
 
@@ -60,18 +64,41 @@ def _z_alpha(n: float, z_beta: float, v0: float, va: float, delta: float) -> flo
     return (sqrt(n * delta**2) - z_beta * sqrt(va)) / sqrt(v0)
 
 
-def _check_alternative(alternative: str) -> float:
+def _check_alternative(alternative: str, caller: str) -> float:
     """The share of α in one tail: ½ for ``"two-sided"``, 1 for ``"one-sided"``."""
     if alternative not in _ALTERNATIVES:
-        msg = f"alternative must be 'two-sided' or 'one-sided', got {alternative!r}"
+        msg = f"{caller}: alternative must be 'two-sided' or 'one-sided', got {alternative!r}"
         raise ValueError(msg)
     return 0.5 if alternative == "two-sided" else 1.0
 
 
-def _check_probability(name: str, value: float | None) -> None:
+def _check_probability(name: str, value: float | None, caller: str) -> None:
     if value is not None and not 0.0 <= value <= 1.0:
-        msg = f"{name} must lie in [0, 1], got {value!r}"
+        msg = f"{caller}: {name} must lie in [0, 1], got {value!r}"
         raise ValueError(msg)
+
+
+def _check_positive(name: str, value: float | None, caller: str, what: str) -> None:
+    """``value`` (if given) must be a number > 0: a size or ratio of zero divides by zero."""
+    if value is not None and not value > 0:
+        msg = f"{caller}: {name} must be a positive number ({what}), got {value!r}"
+        raise ValueError(msg)
+
+
+@contextmanager
+def _naming(caller: str) -> Iterator[None]:
+    """Input errors raised while the plan is built name ``caller`` (not the function it reuses)."""
+    try:
+        yield
+    except (ValueError, TypeError) as error:
+        text = str(error)
+        if caller in text:
+            raise
+        try:
+            renamed = type(error)(f"polaroc: {caller}: {text.removeprefix('polaroc: ')}")
+        except TypeError:  # an exception class with its own arguments: keep its type's family
+            renamed = ValueError(f"polaroc: {caller}: {text}")
+        raise renamed from error
 
 
 def _solve_auc(n_cases: float, kappa: float, z_alpha: float, z_beta: float) -> float:
@@ -164,13 +191,13 @@ def power_auc(
     >>> pr.power_auc(auc=0.75, power=0.9, kappa=2.0)["n_cases"].round(2).item()
     19.16
     """
-    tail = _check_alternative(alternative)
+    caller = "power_auc"
+    tail = _check_alternative(alternative, caller)
     for name, value in (("power", power), ("alpha", alpha), ("auc", auc)):
-        _check_probability(name, value)
-    for name, value in (("n_cases", n_cases), ("n_controls", n_controls), ("kappa", kappa)):
-        if value is not None and value < 0:
-            msg = f"{name} must be positive, got {value!r}"
-            raise ValueError(msg)
+        _check_probability(name, value, caller)
+    _check_positive("n_cases", n_cases, caller, "of cases")
+    _check_positive("n_controls", n_controls, caller, "of controls")
+    _check_positive("kappa", kappa, caller, "controls per case")
     if n_controls is None and n_cases is not None:
         n_controls = kappa * n_cases
     elif n_cases is None and n_controls is not None:
@@ -182,7 +209,7 @@ def power_auc(
     ]
     if len(unknown) != 1:
         msg = (
-            "power_auc computes exactly one of auc, the sample size (n_cases/n_controls), "
+            "power_auc: it computes exactly one of auc, the sample size (n_cases/n_controls), "
             f"power and alpha; leave only that one unset (unset now: {unknown or 'none'})"
         )
         raise ValueError(msg)
@@ -391,26 +418,26 @@ def power_auc_test(
     │ 0.875 ┆ 0.625 ┆ 21.067341 ┆ 21.067341  │
     └───────┴───────┴───────────┴────────────┘
     """
-    tail = _check_alternative(alternative)
+    caller = "power_auc_test"
+    tail = _check_alternative(alternative, caller)
     if method not in ("delong", "obuchowski"):
         msg = f"power_auc_test: method must be 'delong' or 'obuchowski', got {method!r}"
         raise ValueError(msg)
-    _check_probability("power", power)
-    _check_probability("alpha", alpha)
-    for name, value in (("n_cases", n_cases), ("kappa", kappa)):
-        if value is not None and value <= 0:
-            msg = f"{name} must be positive, got {value!r}"
-            raise ValueError(msg)
+    _check_probability("power", power, caller)
+    _check_probability("alpha", alpha, caller)
+    _check_positive("n_cases", n_cases, caller, "of cases")
+    _check_positive("kappa", kappa, caller, "controls per case")
     if power is not None and alpha is not None and n_cases is not None:
         msg = "power_auc_test: with both power and alpha given it computes n_cases; drop n_cases"
         raise ValueError(msg)
     if power is None and alpha is None:
-        msg = "power_auc_test computes one of power, alpha and n_cases; give the other two"
+        msg = "power_auc_test: it computes one of power, alpha and n_cases; give the other two"
         raise ValueError(msg)
-    two = two_models(
-        log, model_a, model_b, by=by, paired=True, positive_class=positive_class,
-        caller="power_auc_test", names=columns,
-    )  # fmt: skip
+    with _naming("power_auc_test"):
+        two = two_models(
+            log, model_a, model_b, by=by, paired=True, positive_class=positive_class,
+            caller="power_auc_test", names=columns,
+        )  # fmt: skip
     group = two.group
     # the pilot's cases and controls: the samples both models scored, as DeLong's counts
     table = delong_table(two, model_a, model_b).select(

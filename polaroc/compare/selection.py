@@ -20,6 +20,7 @@ from polaroc.core.args import validated
 from polaroc.core.guard import guarded, listing, problems
 from polaroc.core.inputs import FrameLike
 from polaroc.core.log import POSITIVE, SCORE, LogNames, columns_of
+from polaroc.core.sums import fixed_mean
 from polaroc.metrics.binary import auc
 from polaroc.metrics.scored import sauc
 
@@ -40,7 +41,7 @@ def _choice(rule: str, model: str, ties: str) -> dict[str, pl.Expr]:
     best = value.is_not_null() & (value == value.max())
     tied = pl.col(model).filter(best)
     test = pl.col("test_auc").filter(best)
-    chosen = test.mean() if ties == "mean" else test.sort_by(tied).first()
+    chosen = fixed_mean(test) if ties == "mean" else test.sort_by(tied).first()
     has_nan = value.is_nan().any()  # an unknown value: no choice can be trusted
     nan = pl.lit(float("nan"))
     return {

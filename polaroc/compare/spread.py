@@ -13,8 +13,14 @@ from collections.abc import Iterable
 
 import polars as pl
 
-from polaroc.compare.fold_table import VALUE, checked, metric_expr, negligible
+from polaroc.compare.fold_table import (
+    VALUE,
+    checked,
+    metric_expr,
+    negligible,
+)
 from polaroc.core.inputs import ColumnLike, FrameLike, as_lazy, as_names, require_columns
+from polaroc.core.sums import fixed_corr, fixed_mean, fixed_std, fixed_var
 
 __all__ = ["se_vs_sd"]
 
@@ -109,15 +115,15 @@ def se_vs_sd(
     both = pl.col(VALUE).is_not_null() & pl.col("_pr_se").is_not_null()
     y, s = pl.col(VALUE).filter(both), pl.col("_pr_se").filter(both)
     n = both.sum().cast(pl.Float64)
-    zero = negligible(y.var() * (n - 1), y.filter(y.is_finite()).abs().max(), n)
+    zero = negligible(fixed_var(y) * (n - 1), y.filter(y.is_finite()).abs().max(), n)
     per_model = frame.group_by([*rows, model]).agg(
         k=both.sum(),
-        mean=y.mean(),
-        sd=pl.when(zero.fill_null(False) & y.is_finite().all()).then(0.0).otherwise(y.std()),
-        mean_se=s.mean(),
+        mean=fixed_mean(y),
+        sd=pl.when(zero.fill_null(False) & y.is_finite().all()).then(0.0).otherwise(fixed_std(y)),
+        mean_se=fixed_mean(s),
     )
     usable = pl.col("sd").is_not_null() & pl.col("mean_se").is_not_null()
-    r = pl.corr(pl.col("mean_se").filter(usable), pl.col("sd").filter(usable))
+    r = fixed_corr(pl.col("mean_se").filter(usable), pl.col("sd").filter(usable))
     return per_model.with_columns(
         ratio=pl.col("sd") / pl.col("mean_se"),
         correlation=r.over(group) if group else r,

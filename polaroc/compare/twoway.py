@@ -29,6 +29,7 @@ from polaroc.compare.fold_table import (
     with_float_df,
 )
 from polaroc.core.inputs import ColumnLike, FrameLike
+from polaroc.core.sums import fixed_mean, fixed_sum
 
 __all__ = ["anova", "duncan", "duncan_ranges", "duncan_subsets"]
 
@@ -56,16 +57,16 @@ def _sums_of_squares(ft: FoldTable) -> pl.LazyFrame:
     rounding (``negligible``) is reported as 0; ``_pr_nan`` flags a NaN value.
     """
     y, by = pl.col(VALUE), ft.by
-    model_mean = over(y.mean(), [*by, ft.model])
-    fold_mean = over(y.mean(), [*by, *ft.blocks])
-    grand = over(y.mean(), by)
+    model_mean = over(fixed_mean(y), [*by, ft.model])
+    fold_mean = over(fixed_mean(y), [*by, *ft.blocks])
+    grand = over(fixed_mean(y), by)
     cells = _complete_blocks(ft).with_columns(_pr_m=model_mean, _pr_f=fold_mean, _pr_g=grand)
     m, f, g = pl.col("_pr_m"), pl.col("_pr_f"), pl.col("_pr_g")
     scale = y.filter(y.is_finite()).abs().max()
     n = pl.len().cast(pl.Float64)
 
     def ss(terms: pl.Expr) -> pl.Expr:
-        total = (terms**2).sum()
+        total = fixed_sum(terms**2)
         return pl.when(negligible(total, scale, n).fill_null(False)).then(0.0).otherwise(total)
 
     aggs = {
@@ -327,7 +328,7 @@ def duncan_ranges(
 
 def _ordered_means(ft: FoldTable) -> pl.LazyFrame:
     """by…, model, mean, pos (0 = highest mean; ties by model id)."""
-    means = _complete_blocks(ft).group_by([*ft.by, ft.model]).agg(mean=pl.col(VALUE).mean())
+    means = _complete_blocks(ft).group_by([*ft.by, ft.model]).agg(mean=fixed_mean(pl.col(VALUE)))
     order = [-pl.col("mean"), pl.col(ft.model)]
     pos = pl.int_range(pl.len(), dtype=pl.Int64)
     return means.with_columns(pos=pos.over(ft.by or None, order_by=order))

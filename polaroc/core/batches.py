@@ -37,6 +37,7 @@ __all__ = [
     "group_sizes",
     "in_batch",
     "lazy_batches",
+    "peak_per_byte",
     "positive_rows",
     "scans_files",
     "select_groups",
@@ -57,14 +58,16 @@ BATCH = "batch"
 _N_ROWS = "n_rows"
 
 # ``max_rows="auto"``: an unbounded per-group query holds up to ~8 times its input's
-# in-memory size (measured 4.1–7.9× for pr.evaluate, benchmarks/README.md); a batch is
-# sized so that this peak plus the fixed cost of running the queries (~70–80 MB above
-# the baseline, measured) stays within 1.5 times the log's own in-memory size (the
-# target is 2×: the rest is margin) and half the memory available, and never below
-# _MIN_ROWS rows (below that, each batch's fixed cost of one more query dominates and
-# the memory is small anyway). Batches as large as that hold several groups, which
-# Polars orders in parallel: batches of one group each ran 1.3–1.4× the time of one query.
-PEAK_PER_BYTE = 8
+# in-memory size on two threads (measured 4.1–7.9× for pr.evaluate, benchmarks/README.md),
+# and more with more threads (see auto_rows); a batch is sized so that this peak plus the
+# fixed cost of running the queries (~70–80 MB above the baseline, measured) stays within
+# 1.5 times the log's own in-memory size (the target is 2×: the rest is margin) and half
+# the memory available, and never below _MIN_ROWS rows (below that, each batch's fixed
+# cost of one more query dominates and the memory is small anyway). Batches as large as
+# that hold several groups, which Polars orders in parallel: batches of one group each
+# ran 1.3–1.4× the time of one query.
+PEAK_PER_BYTE = 8  # with two threads
+PEAK_PER_THREAD = 0.5  # each thread beyond two
 _LOG_SHARE = 1.5
 _FIXED_BYTES = 80 * 2**20
 _MIN_ROWS = 100_000
@@ -126,22 +129,48 @@ def row_bytes(frame: pl.LazyFrame) -> float:
     return head.estimated_size() / head.height
 
 
-def auto_rows(rows: int, bytes_per_row: float, available: int | None) -> int:
+def peak_per_byte(threads: int) -> float:
+    """A batch's peak per byte of its rows on ``threads`` threads: :func:`auto_rows`' PEAK(T)."""
+    return PEAK_PER_BYTE + PEAK_PER_THREAD * max(threads - 2, 0)
+
+
+def auto_rows(
+    rows: int, bytes_per_row: float, available: int | None, threads: int | None = None
+) -> int:
     """The batch size of ``max_rows="auto"`` for a log of ``rows`` rows.
 
-    A query that orders whole groups peaks at about ``PEAK_PER_BYTE`` (8) times the
-    in-memory size of what it reads, and running queries costs about ``F`` = 80 MB
-    whatever they read. A batch of ``b`` rows of ``s`` bytes is sized so that
-    ``F + 8·b·s`` stays within 1.5 times the log's in-memory size ``rows·s`` and half
-    the ``available`` memory: ``b = min(1.5·rows·s − F, available/2) / (8·s)`` — about
-    a sixth of a log of a few GB when memory is plenty —, at least 100,000 rows. A log
-    of ``b`` rows or fewer is one batch (the unbounded query).
+    **The bound.** A batch's query gathers each group's rows into one list and orders
+    them there, one group per thread: Polars' pool of T threads (``threads``, default
+    ``pl.thread_pool_size()``) orders up to T groups at once, and every thread's
+    working set — the group it gathered, its sorted copy, the flat rows rebuilt from
+    it, its partial aggregations — comes on top of what the batch holds. Per byte of
+    the batch (its rows' in-memory size ``b·s``), measured on ``pr.evaluate`` over a
+    hive scan of 25M rows in 20 groups (issue 34): 6.45 with 2 threads and 11.8 with
+    16 (1.43× and 2.49× the log above the baseline), i.e. about a + c·T with a ≈ 5.7
+    and c ≈ 0.38 per thread. The rule keeps the same margin (8/6.45 = 1.24) over
+    that cost at every T:
+
+        PEAK(T) = 8 + 0.5·(T − 2)   (8 for T ≤ 2; ≈ 1.24·(a + c·T), above it for T > 2),
+
+    and a batch of b rows peaks at about ``F + PEAK(T)·b·s``, with ``F`` = 80 MB the
+    fixed cost of running queries whatever they read. Asking that this stay within
+    1.5 times the log's in-memory size ``rows·s`` (the contract's bound is 2×) and
+    half the ``available`` memory gives
+
+        b = min(1.5·rows·s − F, available/2) / (PEAK(T)·s),
+
+    at least 100,000 rows: about a sixth of a log of a few GB on two threads, and
+    smaller as the pool grows, so that the peak does not grow with the cores. (On
+    these 2-core machines ``POLARS_MAX_THREADS`` above 2 does not show the per-thread
+    term — the threads do not run at once —, so c is the 16-core figure.) A log of
+    ``b`` rows or fewer is one batch (the unbounded query).
     """
     s = max(bytes_per_row, 1.0)
+    t = pl.thread_pool_size() if threads is None else threads
     budget = rows * s * _LOG_SHARE - _FIXED_BYTES
     if available is not None:
         budget = min(budget, available / 2)
-    return max(_MIN_ROWS, int(budget / (PEAK_PER_BYTE * s)))
+    return max(_MIN_ROWS, int(budget / (peak_per_byte(t) * s)))
 
 
 def group_sizes(frame: pl.LazyFrame, keys: list[str]) -> pl.LazyFrame:

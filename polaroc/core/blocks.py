@@ -45,6 +45,7 @@ from polaroc.core.names import (
     WEIGHT,
 )
 from polaroc.core.names import LABEL as LABEL
+from polaroc.core.sums import ExactSum
 
 _GID = "_pr_gid"
 _W = "_pr_w"  # rows a collapsed row stands for
@@ -197,11 +198,13 @@ def block_tables(
             pl.col(_ROWS).list.eval(offset).list.first().alias("_off"),
             *([SCALE] if weighted else []),
         )
+        # the positives' scores above the lowest: a bound of the block's sAUC terms
+        .with_columns(pl.col("_above").list.first().alias("_top"))
         .explode(_ROWS, "_above")
         .unnest(_ROWS)
     )
     if weighted:  # the block's weights (and sums of weights) divided by its largest
-        scaled = [(pl.col(c) / pl.col(SCALE)).alias(c) for c in (_W, "_above")]
+        scaled = [(pl.col(c) / pl.col(SCALE)).alias(c) for c in (_W, "_above", "_top")]
         flat = flat.with_columns(scaled).drop(SCALE)
     if extra:
         flat = flat.filter(score.is_not_null() & pl.col(IS_POSITIVE).is_not_null())
@@ -258,8 +261,15 @@ def _block_sums(rows: pl.LazyFrame, *, weighted: bool = False) -> pl.LazyFrame:
     gid, score, pos = pl.col(_GID), pl.col(SCORE), pl.col(IS_POSITIVE)
     w = pl.col(_W) if weighted else pl.lit(1, pl.Int64)
     p = pl.when(pos).then(w).otherwise(0) if weighted else pos.cast(pl.Int64)
-    # rows of the log before this one (all blocks)
-    row = w.cum_sum() - w if weighted else pl.int_range(pl.len(), dtype=pl.Int64)
+    # rows of the log before this one (all blocks; the block's start is subtracted
+    # below) — real weights within their block: a float running sum over all blocks
+    # would round each block's by the blocks before it, whose order is arbitrary
+    real = weighted and rows.collect_schema()[_W].is_float()
+    row = (
+        (w.cum_sum().over(_GID) if real else w.cum_sum()) - w
+        if weighted
+        else pl.int_range(pl.len(), dtype=pl.Int64)
+    )
     first, last = gid.ne_missing(gid.shift(1)), gid.ne_missing(gid.shift(-1))
     marks = rows.with_columns(
         _first=first,
@@ -267,7 +277,7 @@ def _block_sums(rows: pl.LazyFrame, *, weighted: bool = False) -> pl.LazyFrame:
         _start=first | score.ne_missing(score.shift(1)),
         _end=last | score.ne_missing(score.shift(-1)),
         _row=row,
-        _cpos=p.cum_sum(),
+        _cpos=p.cum_sum().over(_GID) if real else p.cum_sum(),
     )
     at_first = pl.col("_first")
     in_block = marks.with_columns(
@@ -295,6 +305,8 @@ def _block_sums(rows: pl.LazyFrame, *, weighted: bool = False) -> pl.LazyFrame:
     terms = runs.select(
         _GID,
         LABEL,
+        "_nr",
+        "_top",
         *([w.alias("_w")] if weighted else []),
         score.is_nan().alias("_nan"),
         pl.when(~pos).then(pb + pu).alias("_t"),
@@ -312,21 +324,42 @@ def _block_sums(rows: pl.LazyFrame, *, weighted: bool = False) -> pl.LazyFrame:
     )
     t, q = pl.col("_t"), pl.col("_q")
     wt = pl.col("_w")
+    # Float sums are exact (ExactSum), so the same in any order; their units: the
+    # block's positives' scores above its lowest (``_top``) bound each sAUC term, its
+    # rows or weight (``_nr``) a count; a precision is at most 1 (times the row's weight).
+    nr, one = pl.col("_nr").cast(pl.Float64), pl.lit(1.0)
+    exact = [
+        ExactSum("rs_pos", pl.col("_rs_pos"), pl.col("_top")),
+        ExactSum("rs_neg", pl.col("_rs_neg"), pl.col("_top")),
+        ExactSum("ap", pl.col("_ap"), one),
+    ]
+    if real:  # a row counts ``_w`` times, ``_w`` a real weight (at most 1)
+        exact += [
+            ExactSum("n", wt, one),
+            ExactSum("t", wt * t, nr),
+            ExactSum("tt", wt * t**2, nr * nr),
+            ExactSum("q", wt * q, nr),
+            ExactSum("qq", wt * q**2, nr * nr),
+        ]
+        counts = []
+    else:  # integers (a collapsed row counts ``_w`` times): squares summed in 128 bits
+        w = wt.cast(pl.Int128) if weighted else pl.lit(1, pl.Int128)
 
-    def total(value: pl.Expr) -> pl.Expr:  # over the log's rows: a row counts ``_w`` times
-        return (wt * value).sum() if weighted else value.sum()
+        def squares(value: pl.Expr) -> pl.Expr:
+            return (w * value.cast(pl.Int128) ** 2).sum().cast(pl.Float64)
 
-    return terms.group_by(_GID, LABEL).agg(
-        pl.col("_nan").any().alias(NAN_FLAG),
-        (wt.sum() if weighted else pl.len().cast(pl.Int64)).alias("n"),
-        total(t).alias("t"),
-        total(t.cast(pl.Float64) ** 2).alias("tt"),
-        total(q).alias("q"),
-        total(q.cast(pl.Float64) ** 2).alias("qq"),
-        pl.col("_rs_pos").sum().alias("rs_pos"),
-        pl.col("_rs_neg").sum().alias("rs_neg"),
-        pl.col("_ap").sum().alias("ap"),
+        counts = [
+            (wt.sum() if weighted else pl.len().cast(pl.Int64)).alias("n"),
+            ((wt * t).sum() if weighted else t.sum()).alias("t"),
+            squares(t).alias("tt"),
+            ((wt * q).sum() if weighted else q.sum()).alias("q"),
+            squares(q).alias("qq"),
+        ]
+    sums = terms.group_by(_GID, LABEL).agg(
+        pl.col("_nan").any().alias(NAN_FLAG), *counts, *(a for e in exact for a in e.aggs())
     )
+    order = [_GID, LABEL, NAN_FLAG, "n", "t", "tt", "q", "qq", "rs_pos", "rs_neg", "ap"]
+    return sums.with_columns(e.result() for e in exact).select(order)
 
 
 def blocks(frame: pl.LazyFrame, by: list[str]) -> pl.LazyFrame:

@@ -25,12 +25,14 @@ __all__ = [
     "Direction",
     "Family",
     "Metric",
+    "OneTestSet",
     "known_metrics",
     "lookup",
 ]
 
 Direction = Literal["higher", "lower", "target"]
 Family = Literal["ranking", "threshold", "probability", "calibration", "user"]
+OneTestSet = Literal["delong", "mcnemar"]
 FAMILIES: tuple[Family, ...] = ("ranking", "threshold", "probability", "calibration")
 
 INF = float("inf")
@@ -56,6 +58,13 @@ class Metric:
         The best value of a ``"target"`` metric (``None`` otherwise).
     label
         How a sentence names it ("AUC", "error rate", "calibration slope").
+    one_test_set
+        The test that compares two models on one test set (one fold, sample by
+        sample), where the metric has one: ``"delong"`` for the AUC and the metrics
+        that are an increasing affine map of it onto their range (Gini = 2·AUC − 1),
+        whose values DeLong's test compares; ``"mcnemar"`` for a share of samples
+        classified right or wrong (error, accuracy), whose paired flags McNemar's
+        test compares. ``None``: no test on one test set (a verdict refuses it).
     """
 
     name: str
@@ -65,6 +74,7 @@ class Metric:
     high: float = 1.0
     target: float | None = None
     label: str = ""
+    one_test_set: OneTestSet | None = None
 
     def __post_init__(self) -> None:
         if (self.direction == "target") != (self.target is not None):
@@ -100,27 +110,28 @@ def _m(
     low: float = 0.0,
     high: float = 1.0,
     target: float | None = None,
+    one_test_set: OneTestSet | None = None,
 ) -> Metric:
-    return Metric(name, direction, family, low, high, target, label)
+    return Metric(name, direction, family, low, high, target, label, one_test_set)
 
 
 METRICS: Mapping[str, Metric] = {
     m.name: m
     for m in (
         # ranking: the order of the scores
-        _m("auc", "higher", "ranking", "AUC"),
+        _m("auc", "higher", "ranking", "AUC", one_test_set="delong"),
         _m("sauc", "higher", "ranking", "scored AUC", -INF, INF),
         _m("average_precision", "higher", "ranking", "average precision"),
-        _m("gini", "higher", "ranking", "Gini coefficient", -1.0, 1.0),
+        _m("gini", "higher", "ranking", "Gini coefficient", -1.0, 1.0, one_test_set="delong"),
         _m("h_measure", "higher", "ranking", "H-measure"),
         _m("ks_statistic", "higher", "ranking", "KS statistic"),
         _m("auc_ovr_macro", "higher", "ranking", "one-vs-rest AUC (macro)"),
         _m("auc_ovr_weighted", "higher", "ranking", "one-vs-rest AUC (weighted)"),
         _m("c2", "higher", "ranking", "pairwise proportion correct C₂"),
         # at a threshold
-        _m("error", "lower", "threshold", "error rate"),
-        _m("accuracy", "higher", "threshold", "accuracy"),
-        _m("c1", "higher", "threshold", "proportion correct C₁"),
+        _m("error", "lower", "threshold", "error rate", one_test_set="mcnemar"),
+        _m("accuracy", "higher", "threshold", "accuracy", one_test_set="mcnemar"),
+        _m("c1", "higher", "threshold", "proportion correct C₁", one_test_set="mcnemar"),
         _m("balanced_accuracy", "higher", "threshold", "balanced accuracy"),
         _m("f1", "higher", "threshold", "F1"),
         _m("fbeta", "higher", "threshold", "F-beta"),

@@ -341,11 +341,17 @@ def evaluate(
         When collected, the batch size is chosen from what the plan knows: the log's
         rows ``N`` (counted with the groups from the key columns: Parquet metadata for
         a plain scan), its in-memory bytes per row ``s`` (from its first 10,000 rows)
-        and the memory available ``A`` (``/proc/meminfo``): a batch of
-        ``b = min(1.5·N·s − F, A/2) / (8·s)`` rows, at least 100,000, so that the
-        batch's peak (about 8× its size) plus the fixed cost ``F`` of running a query
-        (80 MB) stays within 1.5× the log's size and half the free memory. A log of
-        ``b`` rows or fewer runs as one query, unfiltered. ``None``: always one
+        and the memory available ``A`` (``/proc/meminfo``), and the threads ``T``
+        Polars runs (``pl.thread_pool_size()``): a batch of
+        ``b = min(1.5·N·s − F, A/2) / (PEAK(T)·s)`` rows, at least 100,000, so that
+        the batch's peak plus the fixed cost ``F`` of running a query (80 MB) stays
+        within 1.5× the log's size and half the free memory. The peak per byte of the
+        batch grows with the groups Polars orders at once, one per thread: measured
+        6.45 on 2 threads and 11.8 on 16, the rule takes
+        ``PEAK(T) = 8 + 0.5·(T − 2)`` (8 up to two threads; the measured cost times
+        1.24 at every T, :func:`polaroc.core.batches.auto_rows`), so the batch
+        shrinks as the pool grows and the peak does not grow with the cores. A log
+        of ``b`` rows or fewer runs as one query, unfiltered. ``None``: always one
         query over the whole log. A number (NumPy integers too): that many rows a batch.
     **columns
         Names of the log's columns, as keywords: ``model``, ``fold``, ``class_``,

@@ -39,6 +39,7 @@ from polaroc.core.inputs import (
 )
 from polaroc.core.log import LogNames, columns_of, pooled_by
 from polaroc.core.names import POSITIVE, SCORE, WEIGHT
+from polaroc.core.sums import fixed_mean, fixed_std
 from polaroc.metrics._curves import NAN, as_grid, curve_input, curve_lists, with_origin, with_rates
 from polaroc.metrics.binary import auc
 from polaroc.metrics.curves import roc_curve
@@ -265,8 +266,8 @@ def _pooling_table(
     averaged = fold_auc.group_by(outer).agg(
         n_folds=pl.col("auc").count().cast(pl.Int64),
         n_degenerate=pl.col("auc").null_count().cast(pl.Int64),
-        auc_mean=pl.col("auc").mean(),
-        auc_sd=pl.col("auc").std(),
+        auc_mean=fixed_mean(pl.col("auc")),  # the folds in one order: the same bits always
+        auc_sd=fixed_std(pl.col("auc")),
     )
     pooled = frame.group_by(outer).agg(auc(SCORE, POSITIVE).alias("auc_pooled"))
     table = _join(averaged, pooled, outer)

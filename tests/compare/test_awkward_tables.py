@@ -63,7 +63,7 @@ def _cases() -> list[Case]:
             pr.test_agreement,
             "fold",
             "agreement",
-            {"metrics": ("auc", 1 - pl.col("error"))},
+            {"metrics": ("auc", (1 - pl.col("error")).alias("accuracy"))},
         ),
         Case("se_vs_sd", pr.se_vs_sd, "fold", "model", {"se": "se"}),
         Case("wilcoxon_test", pr.wilcoxon_test, "dataset", "pair"),

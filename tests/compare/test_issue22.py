@@ -12,7 +12,7 @@ from polars.testing import assert_frame_equal
 from scipy import stats
 
 import polaroc as pr
-from polaroc.compare.fold_table import higher_is_better, negligible, settled_difference
+from polaroc.compare.fold_table import direction, negligible, settled_difference
 from tests.tables import random_table
 
 # ------------------------------------------------------------ 4: inf is not a tie
@@ -79,13 +79,19 @@ def test_an_infinite_difference_voids_the_pair_in_every_test(name, rng):
 # ------------------------------------------------------------ 6: lower is better
 
 
-def test_higher_is_better_knows_the_lower_is_better_metrics():
-    for name in ("error", "brier", "log_loss", "cost", "error_rate", "loss", "test_log_loss"):
-        assert higher_is_better(name) is False, name
-    for name in ("auc", "sauc", "average_precision", "gini", "p_a_higher"):
-        assert higher_is_better(name) is True, name
-    assert higher_is_better(pl.col("error") * 100) is False
-    assert higher_is_better("error", True) is True
+def test_directions_come_from_the_metric_registry():
+    for name in ("error", "brier", "log_loss", "cost", "ece", "mce", "lr_negative"):
+        assert direction(name).direction == "lower", name
+    for name in ("auc", "sauc", "average_precision", "gini", "accuracy", "resolution"):
+        assert direction(name).direction == "higher", name
+    for name, target in (("calibration_slope", 1.0), ("calibration_intercept", 0.0)):
+        assert (direction(name).direction, direction(name).target) == ("target", target)
+    assert direction(pl.col("error") * 100).direction == "lower"  # by its output name
+    assert direction("error", True).higher_is_better is True
+    # a name the registry does not know: refused, listing the known ones, unless told
+    with pytest.raises(ValueError, match=r"'error_rate' is not in polaroc's registry.*auc, sauc"):
+        direction("error_rate")
+    assert direction("error_rate", False).direction == "lower"
 
 
 def error_table() -> pl.DataFrame:

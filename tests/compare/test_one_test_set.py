@@ -160,9 +160,15 @@ def test_demo_log_thresholds_its_positive_class(run):
     q = run(log, lambda f: pr.cochran_q(f))
     models = sorted(log["model"].unique())
     res = cochrans_q(right_matrix(coded, models))
+    assert q.columns == [
+        "n",
+        "statistic",
+        "df",
+        "p_value",
+        "class",
+    ]  # k-model shape, the class read
     assert q.row(0) == (
         len(x),
-        len(models),
         pytest.approx(res.statistic),
         len(models) - 1,
         pytest.approx(res.pvalue, rel=1e-9),
@@ -207,7 +213,7 @@ def test_multiclass_ties_at_the_top_count_as_wrong(run, rng):
     assert out["p_value"][0] == pytest.approx(p, rel=1e-10)
     q = run(log, lambda f: pr.cochran_q(f, ["a", "b", "c"]))
     res = cochrans_q(x)
-    assert q.columns == ["n", "k", "statistic", "df", "p_value", "class"]
+    assert q.columns == ["n", "statistic", "df", "p_value", "class"]
     assert q["class"][0] is None  # the argmax reads every class
     assert q["statistic"][0] == pytest.approx(res.statistic, rel=1e-12)
     assert q["p_value"][0] == pytest.approx(res.pvalue, rel=1e-10)
@@ -218,7 +224,7 @@ def test_cochran_q_equals_statsmodels_per_dataset_and_mcnemar_for_two(run, rng):
         {"score": "s", "label": "y", "model": "clf"}
     )
     out = run(log, lambda f: pr.cochran_q(f, score="s", label="y", model="clf"))
-    assert out.columns == ["dataset", "n", "k", "statistic", "df", "p_value"]
+    assert out.columns == ["dataset", "n", "statistic", "df", "p_value"]
     for row in out.iter_rows(named=True):
         part = log.filter(dataset=row["dataset"]).rename(
             {"s": "score", "y": "label", "clf": "model"}
@@ -226,7 +232,7 @@ def test_cochran_q_equals_statsmodels_per_dataset_and_mcnemar_for_two(run, rng):
         res = cochrans_q(right_matrix(part, ["a", "b", "c"]))
         assert row["statistic"] == pytest.approx(res.statistic, rel=1e-12)
         assert row["p_value"] == pytest.approx(res.pvalue, rel=1e-10)
-        assert (row["k"], row["df"]) == (3, 2)
+        assert (row["n"], row["df"]) == (len(part) // 3, 2)  # samples; three models
     two = pr.cochran_q(log, ["a", "b"], by=(), score="s", label="y", model="clf").collect()
     x = right_matrix(log.rename({"s": "score", "y": "label", "clf": "model"}), ["a", "b"])
     plain = mcnemar(

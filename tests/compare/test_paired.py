@@ -551,11 +551,14 @@ def test_swap_mirrors_and_shift_moves_only_estimate(seed, repeats, shift):
 
 def test_agreement_names_an_expression_metric_never_literal(rng):
     table = random_table(rng, models=3, folds=6)
-    out = pr.test_agreement(table, ("auc", 1 - pl.col("error"))).collect()
+    # an expression the metric registry cannot name needs its direction (none is lower)
+    out = pr.test_agreement(table, ("auc", 1 - pl.col("error")), lower_is_better=()).collect()
     assert "1 - error_rejects" in out.columns
     assert "only 1 - error rejects" in out["case"].to_list()
     assert not any("literal" in c for c in out.columns)
-    named = pr.test_agreement(table, ("auc", 1 - pl.col("error")), names=("auc", "acc"))
+    named = pr.test_agreement(
+        table, ("auc", 1 - pl.col("error")), names=("auc", "acc"), lower_is_better=()
+    )
     assert "acc_rejects" in named.collect_schema().names()
     aliased = pr.test_agreement(table, ("auc", (1 - pl.col("error")).alias("accuracy")))
     assert "accuracy_rejects" in aliased.collect_schema().names()

@@ -68,7 +68,11 @@ def test_one_curve_round_trips_and_matches_the_paper_formula():
         ({"auc": 0.8}, "exactly one"),
         ({"auc": 0.8, "n_cases": 20, "power": 0.9}, "exactly one"),
         ({"auc": 1.2, "n_cases": 20}, "auc must lie"),
-        ({"auc": 0.8, "n_cases": -3}, "n_cases must be positive"),
+        ({"auc": 0.8, "n_cases": -3}, "power_auc: n_cases must be a positive"),
+        ({"auc": 0.8, "power": 0.8, "n_cases": 0}, "power_auc: n_cases must be a positive"),
+        ({"auc": 0.8, "power": 0.8, "n_controls": 0}, "power_auc: n_controls must be a pos"),
+        ({"auc": 0.8, "power": 0.8, "kappa": 0}, "power_auc: kappa must be a positive"),
+        ({"auc": 0.8, "n_cases": 20, "kappa": 0.0}, "power_auc: kappa must be a positive"),
         ({"auc": 0.8, "n_cases": 20, "alternative": "greater"}, "alternative"),
         ({"n_cases": 1, "power": 0.99, "alpha": 0.001}, "no AUC in"),  # pROC: uniroot fails
     ],
@@ -76,6 +80,17 @@ def test_one_curve_round_trips_and_matches_the_paper_formula():
 def test_one_curve_errors(kwargs, match):
     with pytest.raises(ValueError, match=match):
         pr.power_auc(**kwargs)
+
+
+def test_one_curve_at_auc_one_half_as_proc():
+    """AUC 0.5 is H₀ itself: pROC answers n = Inf, and the power of any study is α/2."""
+    out = pr.power_auc(auc=0.5, power=0.8)
+    assert out.select("n_cases", "n_controls").row(0) == (math.inf, math.inf)
+    # Obuchowski et al. (2004): at θ = 0.5, A = 0 and V(θ) = 0.0099·(8 + 8/κ) = V₀, so
+    # z_β = −z_α and the power is Φ(−z_{α/2}) = α/2 two-sided (pROC: 0.025)
+    power = pr.power_auc(auc=0.5, n_cases=40, n_controls=40)["power"].item()
+    assert power == pytest.approx(stats.norm.cdf(-stats.norm.ppf(0.975)), rel=1e-12)
+    assert power == pytest.approx(0.025, rel=1e-12)
 
 
 def pilot_log() -> pl.DataFrame:
@@ -171,6 +186,26 @@ def test_two_curves_planned_size_and_awkward_pilots(run):
         pr.power_auc_test(log, "a", "a")
     with pytest.raises(TypeError, match=r"power_auc_test\(\) got an unexpected keyword"):
         pr.power_auc_test(log, "a", "b", scores="score")
+
+
+def test_two_curves_errors_name_power_auc_test_not_delong_test():
+    log = pilot_log().filter(dataset="pilot1")
+    unpaired = log.filter(~((pl.col("model") == "b") & (pl.col("sample") == 0)))
+    for call in (
+        lambda: pr.power_auc_test(log, "a", "a"),  # the same model twice
+        lambda: pr.power_auc_test(log.drop("sample"), "a", "b"),  # no sample ids
+        lambda: pr.power_auc_test(log, "a", "b", score="s"),  # a renamed column not found
+        lambda: pr.power_auc_test(log, "a", "b", positive_class=1),  # no class column
+        lambda: pr.power_auc_test(unpaired, "a", "b"),  # samples that do not pair
+        lambda: pr.power_auc_test(unpaired.lazy(), "a", "b").collect(),  # ... found lazily
+        lambda: pr.power_auc_test(log, "a", "b", kappa=0),
+        lambda: pr.power_auc_test(log, "a", "b", n_cases=0),
+        lambda: pr.power_auc_test(log, "a", "b", power=1.5),
+    ):
+        with pytest.raises((ValueError, pl.exceptions.ComputeError)) as error:
+            call()
+        assert "power_auc_test" in str(error.value)
+        assert "delong_test" not in str(error.value)
 
 
 def test_two_curves_on_the_demo_log_with_a_class_column():

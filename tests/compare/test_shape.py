@@ -86,7 +86,7 @@ def expected_head(entry: Comparison, columns: list[str], adjusted: bool) -> list
         return [*by, "model_a", "model_b", "n", "estimate", "p_a_higher", "p_rope", "p_b_higher"]
     if entry.kind == "k-model":
         source = ["source"] if "source" in columns else []
-        k = ["k"] if entry.reads == "log" else []  # DeLong's omnibus and Cochran's Q: models
+        k = ["k"] if entry.name == "delong_omnibus" else []  # its count of models (DESIGN)
         return [*by, *source, "n", *k, "statistic", *df, "p_value"]
     decided = ["p_adjusted", "reject"] if adjusted else ["reject"]
     return [*by, "model_a", "model_b", "n", "estimate", "statistic", *df, "p_value", *decided]
@@ -121,8 +121,8 @@ def test_columns_and_dtypes(name):
     if "reject" in schema:
         assert schema["reject"] == pl.Boolean
     for old in ("t", "k", "mean_diff", "f", "z", "chi2", "n_datasets"):
-        if old == "k" and entry.kind == "k-model" and entry.reads == "log":
-            continue  # delong_omnibus and cochran_q keep k, the number of models compared
+        if old == "k" and entry.name == "delong_omnibus":
+            continue  # delong_omnibus keeps k, the number of models compared (DESIGN)
         assert old not in out.columns, old
     if entry.kind != "k-model":
         rows = out.select("model_a", "model_b").rows()

@@ -1,9 +1,12 @@
 """pr.verdict: the best model, the models tied with it, and the one test that decided.
 
-Oracles: scipy's ``ttest_rel``, ``wilcoxon``, ``friedmanchisquare`` and t / F tails,
-statsmodels' ``multipletests`` (Holm), baycomp's ``CorrelatedTTest``; tables constructed so
-that the answer is known by design (large effects: one best, the rest rejected; exact ties:
-all tied).
+Oracles: scipy's ``ttest_rel``, ``wilcoxon``, ``friedmanchisquare``, ``rankdata`` and t /
+F / normal tails, statsmodels' ``multipletests`` (Holm), ``mcnemar``, ``cochrans_q`` and
+``proportion_confint`` (Wilson), baycomp's ``CorrelatedTTest``, autorank's effect sizes
+(run on the same values), DeLong's variance from the full comparison matrix
+(``tests/oracles_comparison.py``, pROC's formulas), scikit-learn's AUC and calibration
+curve; tables constructed so that the answer is known by design (large effects: one
+best, the rest rejected; exact ties: all tied).
 """
 
 from __future__ import annotations
@@ -169,18 +172,19 @@ def mcnemar_p(x: np.ndarray, y: np.ndarray) -> float:
     return float(mcnemar(table, exact=discordant < 25, correction=True).pvalue)
 
 
-def test_one_test_set_mcnemar_and_cochran_equal_statsmodels(mode, rng):
+def test_one_test_set_error_mcnemar_and_cochran_equal_statsmodels(mode, rng):
     from statsmodels.stats.contingency_tables import cochrans_q
+    from statsmodels.stats.proportion import proportion_confint
 
     log, right = one_test_set_log(rng, {"a": 0.9, "b": 0.9, "c": 0.6})
     table = pr.evaluate(log).collect()
     assert table["fold"].n_unique() == 1
     if mode == "eager":
-        out = pr.verdict(table, log=log).collect()
+        out = pr.verdict(table, "error", log=log).collect()
     else:
-        out = pr.verdict(table.lazy(), log=log.lazy()).collect(engine=mode)
+        out = pr.verdict(table.lazy(), "error", log=log.lazy()).collect(engine=mode)
     rows = by_model(out)
-    best = table.sort(["auc", "model"], descending=[True, False])["model"][0]
+    best = table.sort(["error", "model"])["model"][0]
     assert rows[best]["best"]
     assert rows[best]["p_vs_best"] is None
     others = [m for m in MODELS if m != best]
@@ -194,8 +198,97 @@ def test_one_test_set_mcnemar_and_cochran_equal_statsmodels(mode, rng):
         assert rows[m]["tied_with_best"] is not (rows[m]["p_vs_best"] <= 0.05)
     assert rows["c"]["tied_with_best"] is False  # clearly worse
     assert rows["a" if best == "b" else "b"]["tied_with_best"] is True  # six flips apart
-    assert out["ci_low"].null_count() == out.height == out["ci_high"].null_count()
+    for m in MODELS:  # Wilson's interval of the error rate over the 200 paired samples
+        wrong = int((~right[m]).sum())
+        assert rows[m]["mean"] == pytest.approx(wrong / 200)
+        low, high = proportion_confint(wrong, 200, alpha=0.05, method="wilson")
+        assert (rows[m]["ci_low"], rows[m]["ci_high"]) == (pytest.approx(low), pytest.approx(high))
     assert out["n"].to_list() == [1, 1, 1]
+    assert out["effect_size"].null_count() == 3  # one value per model: no spread, no d
+
+
+def held_out_log(rng: np.random.Generator, n: int = 400) -> tuple[pl.DataFrame, dict]:
+    """One held-out test set (fold 0), both classes' rows, 29 % positives.
+
+    "sharp" ranks the samples best but scores every sample above 0.5 (so it calls all
+    of them positive: accuracy = prevalence); "blunt" is calibrated and accurate with a
+    slightly lower AUC; "noise" is barely better than chance. Returns the log and each
+    model's positive-class scores and the labels, for the oracles.
+    """
+    label = rng.random(n) < 0.29
+    signal = rng.normal(0, 1, n) + 2.6 * label
+    scores = {
+        "sharp": 0.5 + 0.5 / (1 + np.exp(-(signal - 1.3))),
+        "blunt": 1 / (1 + np.exp(-(signal + rng.normal(0, 0.45, n) - 1.3) * 1.2)),
+        "noise": 1 / (1 + np.exp(-(0.4 * signal + rng.normal(0, 1.5, n) - 0.6))),
+    }
+    frames = []
+    for m, s in scores.items():
+        for cls, value in ((1, s), (0, 1 - s)):
+            frames.append(pl.DataFrame({"model": m, "fold": 0, "sample": np.arange(n),
+                                        "class": cls, "score": value, "label": label.astype(int)}))  # fmt: skip
+    return pl.concat(frames), {"label": label, **scores}
+
+
+def test_one_test_set_auc_decides_with_delong(mode, rng):
+    """Issue 34: the AUC leader at 29 % accuracy no longer beats an 82 % one by McNemar."""
+    from sklearn.metrics import roc_auc_score
+
+    from tests.oracles_comparison import delong_two_models
+
+    log, truth = held_out_log(rng)
+    label = truth["label"]
+    accuracy = {m: float(((truth[m] > 0.5) == label).mean()) for m in ("sharp", "blunt")}
+    assert accuracy["sharp"] < 0.35 < 0.8 < accuracy["blunt"]
+    table = pr.evaluate(log).collect()
+    if mode == "eager":
+        out = pr.verdict(table, log=log).collect()
+    else:
+        out = pr.verdict(table.lazy(), log=log.lazy()).collect(engine=mode)
+    rows = by_model(out)
+    assert set(out["test"]) == {"DeLong"}
+    assert rows["sharp"]["best"]
+    raw = [
+        delong_two_models(truth["sharp"], truth[m], label)["p_value"] for m in ("blunt", "noise")
+    ]
+    expected = holm(raw)
+    np.testing.assert_allclose(
+        [rows["blunt"]["p_vs_best"], rows["noise"]["p_vs_best"]], expected, rtol=1e-9
+    )
+    assert rows["blunt"]["tied_with_best"] is bool(expected[0] > 0.05)
+    assert rows["noise"]["tied_with_best"] is False
+    # McNemar would have called the accurate model worse: the verdict's p is not its p
+    assert mcnemar_p((truth["sharp"] > 0.5) == label, (truth["blunt"] > 0.5) == label) < 1e-6
+    z = stats.norm.ppf(0.975)
+    for m in ("sharp", "blunt", "noise"):  # pROC's ci.auc: AUC ± z·√Var, clipped to [0, 1]
+        auc = roc_auc_score(label, truth[m])
+        other = "blunt" if m == "sharp" else "sharp"
+        var = delong_two_models(truth[m], truth[other], label)["var_a"]
+        assert rows[m]["mean"] == pytest.approx(auc, rel=1e-12)
+        assert rows[m]["ci_low"] == pytest.approx(max(0.0, auc - z * np.sqrt(var)), rel=1e-9)
+        assert rows[m]["ci_high"] == pytest.approx(min(1.0, auc + z * np.sqrt(var)), rel=1e-9)
+
+
+def test_one_test_set_gini_is_decided_by_delong_on_its_auc(rng):
+    from tests.oracles_comparison import delong_two_models
+
+    log, truth = held_out_log(rng)
+    table = pr.evaluate(log).with_columns(gini=2 * pl.col("auc") - 1).collect()
+    rows = by_model(pr.verdict(table, "gini", log=log, adjust=None).collect())
+    p = delong_two_models(truth["sharp"], truth["noise"], truth["label"])
+    assert rows["noise"]["p_vs_best"] == pytest.approx(p["p_value"], rel=1e-9)
+    half = stats.norm.ppf(0.975) * 2 * np.sqrt(p["var_b"])  # Var(2·AUC − 1) = 4·Var(AUC)
+    assert rows["noise"]["ci_high"] - rows["noise"]["mean"] == pytest.approx(half, rel=1e-9)
+
+
+def test_one_test_set_metric_without_a_test_is_refused(rng):
+    log, _ = held_out_log(rng)
+    table = pr.evaluate(log)
+    for metric in ("brier", "sauc"):
+        with pytest.raises(ValueError, match=r"one test set.*DeLong.*'auc'.*McNemar.*'error'"):
+            pr.verdict(table, metric, log=log)
+    with pytest.raises(ValueError, match="one test set"):  # the same without the log
+        pr.verdict(table, "brier")
 
 
 def test_one_test_set_cochran_gate_keeps_ties():
@@ -233,7 +326,7 @@ def test_one_test_set_two_models_per_dataset(rng):
         flags[d] = right
     log = pl.concat(logs)
     with pytest.warns(UserWarning, match="2 data sets"):
-        out = pr.verdict(pr.evaluate(log), log=log).collect()
+        out = pr.verdict(pr.evaluate(log), "error", log=log).collect()
     within = out.filter(pl.col("dataset").is_not_null())
     assert set(within["test"]) == {"McNemar"}
     for d in ("d0", "d1"):
@@ -301,7 +394,25 @@ def test_repeated_holdout_needs_the_ratio(rng):
 # ---------------------------------------------------------------- across data sets
 
 
-def test_across_many_datasets_friedman_nemenyi(rng):
+def mean_rank_z_holm(means: pl.DataFrame, models: list[str], higher: bool = True) -> dict:
+    """Demšar (2006, §3.2.2) by hand: mean ranks, z against the best, Holm over k − 1."""
+    wide = means.pivot("model", index="dataset", values="auc").sort("dataset")
+    values = wide.select(models).to_numpy()
+    ranks = stats.rankdata(-values if higher else values, axis=1).mean(axis=0)
+    n, k = values.shape
+    best = int(np.argmin(ranks))
+    se = np.sqrt(k * (k + 1) / (6 * n))
+    others = [j for j in range(k) if j != best]
+    raw = [2 * stats.norm.sf(abs(ranks[j] - ranks[best]) / se) for j in others]
+    return {
+        "best": models[best],
+        "ranks": dict(zip(models, ranks, strict=True)),
+        "p": dict(zip([models[j] for j in others], holm(raw), strict=True)),
+        "friedman": stats.friedmanchisquare(*values.T).pvalue,
+    }
+
+
+def test_across_many_datasets_friedman_then_mean_rank_z(rng):
     # mean ranks 1, 2, 3 over 20 data sets: Nemenyi's CD is 0.74 (Demšar 2006, Table 5a)
     table = per_fold(rng, {"a": 0.9, "b": 0.8, "c": 0.7}, folds=3, datasets=20)
     with warnings.catch_warnings():
@@ -311,33 +422,64 @@ def test_across_many_datasets_friedman_nemenyi(rng):
     within = out.filter(pl.col("dataset").is_not_null())
     assert within.height == 60
     assert set(within["test"]) == {"paired t"}
-    assert set(across["test"]) == {"Friedman + Nemenyi"}
+    assert set(across["test"]) == {"Friedman + mean-rank z"}
     assert out["dataset"].to_list()[-3:] == [None] * 3  # the rows across data sets last
     check_one_best(across, "a")
     rows = by_model(across)
-    assert rows["a"]["rank"] == 1.0
-    assert rows["c"]["rank"] == 3.0
     means = table.group_by("dataset", "model").agg(pl.col("auc").mean())
+    oracle = mean_rank_z_holm(means, list(MODELS))
+    for m in MODELS:
+        assert rows[m]["rank"] == pytest.approx(oracle["ranks"][m])
     a = means.filter(pl.col("model") == "a")["auc"]
     assert rows["a"]["mean"] == pytest.approx(a.mean())
     low, _ = stats.t.interval(0.95, 19, loc=a.mean(), scale=stats.sem(a.to_numpy()))
     assert rows["a"]["ci_low"] == pytest.approx(low)
-    wide = means.pivot("model", index="dataset").sort("dataset")
-    assert stats.friedmanchisquare(*[wide[m] for m in MODELS]).pvalue < 0.05
-    nemenyi = pr.nemenyi_test(table).collect().filter(pl.col("model_a") == "a")
-    np.testing.assert_allclose(
-        [rows["b"]["p_vs_best"], rows["c"]["p_vs_best"]], holm(nemenyi["p_value"].to_list())
+    assert oracle["friedman"] < 0.05
+    np.testing.assert_allclose([rows[m]["p_vs_best"] for m in ("b", "c")],
+                               [oracle["p"][m] for m in ("b", "c")], rtol=1e-9)  # fmt: skip
+
+
+def test_across_datasets_holm_is_not_applied_to_nemenyi(rng):
+    """Issue 34: Holm on Nemenyi's all-pairs p (0.40) where Demšar's z gives 0.056."""
+    means = {"a": 0.80, "b": 0.79, "c": 0.78, "d": 0.77, "e": 0.76}
+    table = per_fold(rng, means, folds=2, datasets=12, noise=0.02)
+    out = pr.verdict(table).collect().filter(pl.col("dataset").is_null())
+    rows = by_model(out)
+    per_dataset = table.group_by("dataset", "model").agg(pl.col("auc").mean())
+    oracle = mean_rank_z_holm(per_dataset, list(means))
+    assert rows[oracle["best"]]["best"]
+    others = [m for m in means if m != oracle["best"]]
+    np.testing.assert_allclose([rows[m]["p_vs_best"] for m in others],
+                               [oracle["p"][m] for m in others], rtol=1e-9)  # fmt: skip
+    nemenyi = pr.nemenyi_test(table).collect()
+    pairs = nemenyi.filter(
+        (pl.col("model_a") == oracle["best"]) | (pl.col("model_b") == oracle["best"])
     )
+    old = holm(pairs["p_value"].to_list())  # what the verdict used to report
+    assert not np.allclose(sorted(old), sorted(oracle["p"].values()))
+    for m in others:
+        expected = oracle["p"][m] <= 0.05 and oracle["friedman"] <= 0.05
+        assert rows[m]["tied_with_best"] is (not expected)
 
 
 def test_across_few_datasets_warns_and_ties(rng):
     table = per_fold(rng, {"a": 0.9, "b": 0.8, "c": 0.7}, folds=5, datasets=3)
     with pytest.warns(UserWarning, match="Demšar"):
         out = pr.verdict(table).collect()
-    across = out.filter(pl.col("dataset").is_null())
-    # three data sets: Nemenyi cannot separate anything (Demšar 2006); all tied
-    assert across["tied_with_best"].to_list() == [True] * 3
-    assert across.filter(pl.col("best"))["model"].item() == "a"
+    rows = by_model(out.filter(pl.col("dataset").is_null()))
+    assert rows["a"]["best"]
+    # three data sets ranking a, b, c alike: Friedman's p = 0.0498, and only c's
+    # mean-rank z (2.45, Holm p = 0.028) rejects; b stays tied
+    means = table.group_by("dataset", "model").agg(pl.col("auc").mean())
+    oracle = mean_rank_z_holm(means, list(MODELS))
+    for m in ("b", "c"):
+        assert rows[m]["p_vs_best"] == pytest.approx(oracle["p"][m], rel=1e-9)
+        worse = oracle["p"][m] <= 0.05 and oracle["friedman"] <= 0.05
+        assert rows[m]["tied_with_best"] is (not worse)
+    # two data sets: the warning names them, Friedman cannot reject, all tied
+    with pytest.warns(UserWarning, match="across 2 data sets"):
+        two = pr.verdict(table.filter(pl.col("dataset") != "d2")).collect()
+    assert two.filter(pl.col("dataset").is_null())["tied_with_best"].to_list() == [True] * 3
 
 
 def test_two_models_across_datasets_wilcoxon(rng):
@@ -482,3 +624,204 @@ def test_bad_arguments():
         pr.verdict(table, rope=-1)
     with pytest.raises(ValueError, match="adjust"):
         pr.verdict(table, adjust="nope")  # type: ignore[arg-type]
+
+
+# ------------------------------------------------- the direction, from the registry
+
+
+def calibration_log(rng: np.random.Generator, folds: int = 6, n: int = 300) -> pl.DataFrame:
+    """Three models with the same ranking and different calibration, both classes' rows.
+
+    "honest" scores the true probability p; "bold" pushes it to the extremes and "timid"
+    pulls it towards ½: the same AUC, and ECE lowest for "honest" by construction.
+    """
+    frames = []
+    for f in range(folds):
+        p = rng.uniform(0.02, 0.98, n)
+        label = (rng.random(n) < p).astype(int)
+        logit = np.log(p / (1 - p))
+        scores = {"honest": p, "bold": 1 / (1 + np.exp(-3 * logit)), "timid": 0.5 + 0.3 * (p - 0.5)}
+        for m, s in scores.items():
+            for cls, value in ((1, s), (0, 1 - s)):
+                frames.append(pl.DataFrame({"model": m, "fold": f, "sample": np.arange(n),
+                                            "class": cls, "score": value, "label": label}))  # fmt: skip
+    return pl.concat(frames)
+
+
+def sklearn_ece(log: pl.DataFrame, model: str, fold: int) -> float:
+    """ECE from scikit-learn's calibration curve: the count-weighted mean gap over its bins."""
+    from sklearn.calibration import calibration_curve
+
+    part = log.filter(model=model, fold=fold, **{"class": 1})
+    y, s = part["label"].to_numpy(), part["score"].to_numpy()
+    true, pred = calibration_curve(y, s, n_bins=10, strategy="uniform")
+    counts = np.bincount(np.searchsorted(np.linspace(0, 1, 11)[1:-1], s, side="left"), minlength=10)
+    counts = counts[counts > 0]
+    return float(np.sum(counts * np.abs(true - pred)) / counts.sum())
+
+
+def test_ece_names_the_best_calibrated_model_best(rng):
+    """Issue 34: pr.verdict(pr.calibration(log), "ece") named the worst-calibrated best."""
+    log = calibration_log(rng)
+    out = by_model(pr.verdict(pr.calibration(log), "ece").collect())
+    ece = {
+        m: np.mean([sklearn_ece(log, m, f) for f in range(6)]) for m in ("honest", "bold", "timid")
+    }
+    assert min(ece, key=ece.get) == "honest"
+    assert out["honest"]["best"]
+    assert out["honest"]["rank"] == 1.0
+    for m in ("bold", "timid"):
+        assert out[m]["mean"] == pytest.approx(ece[m], rel=1e-9)
+        assert out[m]["tied_with_best"] is False  # far worse calibrated, fold after fold
+
+
+def test_a_target_metric_is_compared_on_its_distance_from_the_target(rng):
+    # calibration slopes: "one" near 1 (best), "steep" above, "flat" below
+    slopes = {"one": 1.0, "steep": 1.3, "flat": 0.75}
+    rows = [{"model": m, "fold": f, "calibration_slope": s + rng.normal(0, 0.03)}
+            for f in range(8) for m, s in slopes.items()]  # fmt: skip
+    table = pl.DataFrame(rows)
+    out = by_model(pr.verdict(table, "calibration_slope").collect())
+    assert out["one"]["best"]
+    distance = {m: np.abs(values(table.rename({"calibration_slope": "auc"}), m) - 1.0)
+                for m in slopes}  # fmt: skip
+    raw = [stats.ttest_rel(distance["one"], distance[m]).pvalue for m in ("steep", "flat")]
+    np.testing.assert_allclose([out[m]["p_vs_best"] for m in ("steep", "flat")], holm(raw))
+    for m in slopes:  # mean and interval of |slope − 1|, the compared value
+        assert out[m]["mean"] == pytest.approx(distance[m].mean())
+    assert [out[m]["rank"] for m in ("one", "flat", "steep")] == [1.0, 2.0, 3.0]
+    intercept = table.rename({"calibration_slope": "calibration_intercept"}).with_columns(
+        pl.col("calibration_intercept") - 1.0  # best at 0: "one" is now nearest to 0
+    )
+    assert by_model(pr.verdict(intercept, "calibration_intercept").collect())["one"]["best"]
+
+
+def test_an_unknown_metric_needs_its_direction(rng):
+    table = per_fold(rng, {"a": 0.3, "b": 0.1, "c": 0.2}).rename({"auc": "my_loss"})
+    with pytest.raises(ValueError, match=r"'my_loss' is not in polaroc's registry.*auc, sauc"):
+        pr.verdict(table, "my_loss")
+    lower = by_model(pr.verdict(table, "my_loss", higher_is_better=False).collect())
+    assert lower["b"]["best"]
+    higher = by_model(pr.verdict(table, "my_loss", higher_is_better=True).collect())
+    assert higher["a"]["best"]
+    # an expression is known by its output name
+    expr = by_model(pr.verdict(table, pl.col("my_loss").alias("error")).collect())
+    assert expr["b"]["best"]
+
+
+# ------------------------------------------------------------------ the intervals
+
+
+def test_intervals_follow_the_deciding_test_and_alpha(rng):
+    # one k-fold run at alpha = 0.1: the plain t interval at 90 %
+    table = per_fold(rng, {"a": 0.7, "b": 0.9, "c": 0.8})
+    rows = by_model(pr.verdict(table, alpha=0.1).collect())
+    for m in MODELS:
+        x = values(table, m)
+        low, high = stats.t.interval(0.9, len(x) - 1, loc=x.mean(), scale=stats.sem(x))
+        assert (rows[m]["ci_low"], rows[m]["ci_high"]) == (pytest.approx(low), pytest.approx(high))
+    # the Bayesian correlated t on one 10-fold run: Nadeau & Bengio's variance, ρ/(1 − ρ) = 1/9
+    bayes = by_model(pr.verdict(table, rope=0.01).collect())
+    for m in MODELS:
+        x = values(table, m)
+        scale = np.sqrt((1 / 10 + 1 / 9) * x.var(ddof=1))
+        low, high = stats.t.interval(0.95, 9, loc=x.mean(), scale=scale)
+        assert (bayes[m]["ci_low"], bayes[m]["ci_high"]) == (
+            pytest.approx(low),
+            pytest.approx(high),
+        )
+
+
+def test_five_by_two_interval_uses_the_variance_of_the_design(rng):
+    table = per_fold(rng, {"a": 0.7, "b": 0.9, "c": 0.8}, folds=2, repeats=5, noise=0.005)
+    rows = by_model(pr.verdict(table).collect())
+    for m in MODELS:
+        x = values(table, m).reshape(5, 2)  # (repeat, fold)
+        s2 = ((x - x.mean(axis=1, keepdims=True)) ** 2).sum(axis=1)  # Dietterich's s_i²
+        sigma2 = s2.sum() / 5
+        half = stats.t.ppf(0.975, 5) * np.sqrt(sigma2 / 10)
+        assert rows[m]["ci_low"] == pytest.approx(x.mean() - half)
+        assert rows[m]["ci_high"] == pytest.approx(x.mean() + half)
+
+
+# ----------------------------------------------------------------- effect sizes
+
+
+def autorank_effects(wide: pl.DataFrame, models: list[str], higher: bool) -> dict:
+    """autorank's Cohen's d and magnitude of each model against its best-ranked one.
+
+    autorank 1.3.0 sorts ``order="descending"`` results worst first and takes the first
+    row as the baseline (sherbold/autorank#46), so a higher-is-better metric is handed
+    to it negated with ``order="ascending"`` (best first), and its d negated back:
+    d = (mean_best − mean)/s_p either way.
+    """
+    import contextlib
+    import io
+
+    import autorank
+
+    data = wide.select(models).to_pandas()
+    sign = -1.0 if higher else 1.0
+    with contextlib.redirect_stdout(io.StringIO()), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        result = autorank.autorank(
+            sign * data, alpha=0.05, verbose=False, order="ascending", effect_size="cohen_d",
+            force_mode="parametric",
+        )  # fmt: skip
+    frame = result.rankdf
+    out = {
+        m: (sign * float(frame.loc[m, "effect_size"]), frame.loc[m, "magnitude"]) for m in models
+    }
+    return {"best": frame.index[0], **out}
+
+
+def test_effect_sizes_equal_autorank_within_a_data_set(rng):
+    means = {"a": 0.80, "b": 0.79, "c": 0.74, "d": 0.60}
+    table = per_fold(rng, means, folds=10, noise=0.02)
+    out = by_model(pr.verdict(table).collect())
+    wide = table.pivot("model", index="fold", values="auc").sort("fold")
+    expected = autorank_effects(wide, list(means), higher=True)
+    assert out["a"]["best"]
+    assert expected["best"] == "a"
+    for m in means:
+        d, word = expected[m]
+        assert out[m]["effect_size"] == pytest.approx(d, rel=1e-9, abs=1e-12), m
+        assert out[m]["magnitude"] == word, m
+    assert {out[m]["magnitude"] for m in means} >= {"negligible", "large"}
+    # lower is better: autorank's order="ascending" (d = mean_best − mean < 0 for the others)
+    error = table.with_columns(error=1 - pl.col("auc"))
+    out = by_model(pr.verdict(error, "error").collect())
+    wide = error.pivot("model", index="fold", values="error").sort("fold")
+    expected = autorank_effects(wide, list(means), higher=False)
+    assert expected["best"] == "a"
+    for m in means:
+        d, word = expected[m]
+        assert out[m]["effect_size"] == pytest.approx(d, rel=1e-9, abs=1e-12), m
+        assert out[m]["magnitude"] == word, m
+
+
+def test_effect_sizes_equal_autorank_across_data_sets(rng):
+    means = {"a": 0.85, "b": 0.84, "c": 0.80}
+    table = per_fold(rng, means, folds=3, datasets=8, noise=0.02)
+    out = pr.verdict(table).collect()
+    across = by_model(out.filter(pl.col("dataset").is_null()))
+    per_dataset = table.group_by("dataset", "model").agg(pl.col("auc").mean())
+    wide = per_dataset.pivot("model", index="dataset", values="auc").sort("dataset")
+    expected = autorank_effects(wide, list(means), higher=True)
+    best = next(m for m, row in across.items() if row["best"])
+    assert expected["best"] == best  # the best average rank, as autorank's
+    assert expected[best] == (0.0, "negligible")
+    for m in means:
+        d, word = expected[m]
+        assert across[m]["effect_size"] == pytest.approx(d, rel=1e-9, abs=1e-12), m
+        assert across[m]["magnitude"] == word, m
+
+
+def test_effect_size_of_constant_values(rng):
+    table = pl.DataFrame({"model": ["a"] * 4 + ["b"] * 4 + ["c"] * 4, "fold": list(range(4)) * 3,
+                          "auc": [0.9] * 4 + [0.8] * 4 + [0.9] * 4})  # fmt: skip
+    out = by_model(pr.verdict(table).collect())
+    assert out["b"]["effect_size"] == float("inf")  # no spread at all: every fold apart
+    assert out["b"]["magnitude"] == "large"
+    assert out["c"]["effect_size"] is None  # no spread and no difference: no d
+    assert out["c"]["magnitude"] is None

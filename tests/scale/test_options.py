@@ -272,16 +272,17 @@ def test_a_log_within_the_auto_budget_is_one_unfiltered_query(tmp_path, monkeypa
 
 def test_the_auto_rule():
     gib, fixed = 2**30, 80 * 2**20
+    # two threads (the rule's thread term: test_auto_rule.py)
     # plenty of memory: the batch's peak (8 bytes of query per byte read) plus the fixed
     # cost of running queries within 1.5× the log (8 bytes a row × 10⁸ rows)
-    assert batches.auto_rows(10**8, 8.0, 64 * gib) == (15 * 10**8 * 8 // 10 - fixed) // 64
+    assert batches.auto_rows(10**8, 8.0, 64 * gib, 2) == (15 * 10**8 * 8 // 10 - fixed) // 64
     # half the available memory binds first: (1 GiB / 2) / (8 · 8 B)
-    assert batches.auto_rows(10**9, 8.0, gib) == gib // 2 // 64
+    assert batches.auto_rows(10**9, 8.0, gib, 2) == gib // 2 // 64
     # never below 100,000 rows (a small log: the fixed cost takes the whole budget)
-    assert batches.auto_rows(10**5, 8.0, gib) == 100_000
-    assert batches.auto_rows(2 * 10**6, 23.0, 64 * gib) == 100_000
+    assert batches.auto_rows(10**5, 8.0, gib, 2) == 100_000
+    assert batches.auto_rows(2 * 10**6, 23.0, 64 * gib, 2) == 100_000
     # unknown memory: the log's size alone
-    assert batches.auto_rows(10**8, 8.0, None) == (15 * 10**8 * 8 // 10 - fixed) // 64
+    assert batches.auto_rows(10**8, 8.0, None, 2) == (15 * 10**8 * 8 // 10 - fixed) // 64
 
 
 def test_the_file_scan_detector(tmp_path):
