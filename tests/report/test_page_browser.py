@@ -118,7 +118,8 @@ def test_multiclass_page(tmp_path):
     check(result, page, BINARY)
     assert "one-vs-rest ROC curves" in alts(result)
     assert "pairwise separabilities" in alts(result)
-    assert "ROC curves of every model" not in alts(result)
+    assert "ROC curves of every model" in alts(result)  # the macro-average overlay
+    assert "reliability diagram" in alts(result)  # top label
 
 
 def test_repeated_page_with_rope(tmp_path):

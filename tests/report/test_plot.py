@@ -68,14 +68,37 @@ def test_duncan_groups_draws_one_bar_per_letter():
     assert spans[1] == pytest.approx((0.75, 2.25))
 
 
-def test_pairwise_heatmap_is_symmetric():
+def test_pairwise_heatmap_has_one_cell_per_pair():
     table = pl.DataFrame(
         {"model": ["m"] * 3, "class_i": [0, 0, 1], "class_j": [1, 2, 2], "a": [0.9, 0.8, 0.6]}
     )
     fig = plot.pairwise_heatmap(table)
-    image = fig.axes[0].images[0].get_array()
-    assert image[0, 1] == image[1, 0] == pytest.approx(0.9)
-    assert image[1, 2] == pytest.approx(0.6)
+    ax = fig.axes[0]
+    image = ax.images[0].get_array()
+    # rows are classes 1, 2 (i), columns classes 0, 1 (j < i): each pair once
+    assert [t.get_text() for t in ax.get_yticklabels()] == ["1", "2"]
+    assert [t.get_text() for t in ax.get_xticklabels()] == ["0", "1"]
+    assert image[0, 0] == pytest.approx(0.9)  # A(0, 1)
+    assert image[1, 0] == pytest.approx(0.8)  # A(0, 2)
+    assert image[1, 1] == pytest.approx(0.6)  # A(1, 2)
+    assert bool(image.mask[0, 1])  # above the diagonal: empty
+    assert sorted(t.get_text() for t in ax.texts) == ["0.60", "0.80", "0.90"]
+
+
+def test_pairwise_heatmap_of_ten_classes_keeps_its_labels_apart():
+    rng = np.random.default_rng(3)
+    pairs = [(i, j) for i in range(10) for j in range(i + 1, 10)]
+    table = pl.DataFrame({
+        "model": ["m"] * len(pairs), "class_i": [i for i, _ in pairs],
+        "class_j": [j for _, j in pairs], "a": rng.uniform(0.9, 1.0, len(pairs)),
+    })  # fmt: skip
+    fig = plot.pairwise_heatmap(table)
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    boxes = [t.get_window_extent(renderer) for t in fig.axes[0].texts]
+    assert len(boxes) == 45
+    overlaps = [(a, b) for k, a in enumerate(boxes) for b in boxes[k + 1 :] if a.overlaps(b)]
+    assert overlaps == [], "cell labels overlap"
 
 
 def test_pr_folds_draws_each_fold_and_the_pooled_curve(binary_log):
