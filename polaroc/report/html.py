@@ -425,7 +425,9 @@ def settings_items(page: PageInput) -> list[tuple[str, str]]:
         ("intervals", f"{level_text(settings.alpha)} (1 − α), under the deciding test's variance"),
         (
             "adjustment (verdict)",
-            f"{ADJUST_WORDS.get(adjust or 'holm')} over the k − 1 comparisons with the best",
+            "none: posterior probabilities are not adjusted"
+            if used and all(t.lower().startswith("bayes") for t in used)
+            else f"{ADJUST_WORDS.get(adjust or 'holm')} over the k − 1 comparisons with the best",
         ),
         (
             "adjustment (pairwise tables)",
@@ -597,6 +599,8 @@ def _comparisons(page: PageInput, rows: pl.DataFrame) -> pl.DataFrame:
               "magnitude", "tied_with_best", "n"]  # fmt: skip
     names = [page.model if w == "model" else w for w in wanted]
     table = rows.select([c for c in names if c in rows.columns]).sort("rank", page.model)
+    if (table["rank"].drop_nulls().drop_nans() % 1 == 0).all():  # whole ranks read "2"
+        table = table.with_columns(pl.col("rank").cast(pl.Int64))
     bounds = metric_bounds(page.metric)
     if bounds is not None and {"ci_low", "ci_high"} <= set(table.columns):
         table = table.with_columns(pl.col("ci_low", "ci_high").clip(*bounds))
@@ -695,8 +699,9 @@ def deciding(page: PageInput, key: Mapping[str, object], anchor_id: str) -> str:
         else:
             every += f"<code>reject</code> is true when p ≤ {page.alpha:g} (no adjustment)."
         every += (
-            " These rows test every pair unadjusted for the comparisons with the best; where "
-            "one and the verdict differ, the verdict counts.</p>"
+            " These rows compare every pair"
+            + ("" if bayes else ", unadjusted for the comparisons with the best")
+            + "; where one and the verdict differ, the verdict counts.</p>"
         )
         body += every + table_html(pairs) + _fig(page, "p_values", key, "p-value map")
         if bayes:
@@ -798,16 +803,16 @@ def calibration_section(page: PageInput, key: Mapping[str, object], anchor_id: s
     weight = _settings(page).weight
     positive = kind.get("_pr_positive")
     of = (
-        " (summed over classes; the log loss of the true class's score)"
+        ", summed over the classes, and the log loss of the true class's score"
         if multiclass
-        else f" of class {html.escape(str(positive))}"
+        else f" and the log loss of class {html.escape(str(positive))}"
         if positive is not None
-        else ""
+        else " and the log loss"
     )
     how = (
         "The scores are probabilities, so their calibration can be judged: all folds pooled, "
-        f"per model the Brier score{of} (mean squared gap between score and outcome; Brier "
-        "1950) and the log loss, lower is better for both, best (lowest Brier score) first. "
+        "per model the Brier score (the mean squared gap between score and outcome; Brier "
+        f"1950){of}; lower is better for both, best (lowest Brier score) first. "
         f"ECE, the expected calibration error, is the gap between the mean score and the "
         f"share of positives in each of {CALIBRATION_BINS} equal-width score bins, averaged "
         "with the bins' counts as weights; MCE is the largest gap (Guo et al. 2017; with "
@@ -828,9 +833,11 @@ def calibration_section(page: PageInput, key: Mapping[str, object], anchor_id: s
         body += (
             f"<p class='how'>Reliability diagram {what}, grey per fold, coloured for the "
             "folds pooled with the band of the folds' range; a calibrated model lies on the "
-            "dashed diagonal, and a point below it means fewer positives than the scores "
-            "promise (scores too high). The bars count the samples per bin: a point from few "
-            "samples is weak evidence.</p>" + _fig(page, "calibration", key, "reliability diagram")
+            "dashed diagonal, and a point below it means "
+            + ("fewer right answers" if multiclass else "fewer positives")
+            + " than the scores promise (scores too high). The bars count the samples per "
+            "bin: a point from few samples is weak evidence.</p>"
+            + _fig(page, "calibration", key, "reliability diagram")
         )
     return _section(3, anchor_id, "Calibration", how, body)
 

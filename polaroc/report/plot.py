@@ -82,7 +82,7 @@ def _no_curve(ax: Axes, n_folds: int = 0) -> None:
 
 
 def _grid(
-    n: int, width: float = 3.6, height: float = 3.4, max_cols: int = 4
+    n: int, width: float = 3.6, height: float = 3.4, max_cols: int = 3
 ) -> tuple[Figure, list[Axes]]:
     plt = _pyplot()
     cols = min(n, max_cols)
@@ -135,8 +135,8 @@ def roc_folds(
     >>> from polaroc import plot
     >>> log = pl.scan_parquet(pr.demo_log_path()).filter(pl.col("class") == "malignant")
     >>> fig = plot.roc_folds(pr.roc_curve(log), pr.pooled_roc(log), pr.average_roc(log))
-    >>> len(fig.axes)
-    8
+    >>> len(fig.axes)  # six models, three to a row
+    6
     """
     folds, pooled, average = _frame(folds), _frame(pooled), _frame(average)
     models = _models(folds[model], order)
@@ -941,7 +941,7 @@ def _class_area_map(
 
 
 P_LEVELS = (0.001, 0.01, 0.05)
-P_COLORS = ("#005a32", "#238b45", "#a1d99b", "#f4f4f4", "#bdbdbd", "#ffffff")
+P_COLORS = ("#005a32", "#238b45", "#a1d99b", "#e9e9e9", "#a6a6a6", "#ffffff")
 P_NAMES = ("p < 0.001", "p < 0.01", "p < 0.05", "not significant", "NaN", "")
 
 

@@ -499,7 +499,7 @@ def report_tables(
         raise ValueError(msg)
     binary_sets = kinds.filter(~pl.col("multiclass"))
     multi_sets = kinds.filter(pl.col("multiclass"))
-    binary = _positive_rows(lf, binary_sets, by, found.has_class, cols)
+    binary = positive_rows(lf, binary_sets, by, found.has_class, cols)
     evaluated = {"threshold": threshold, "sample": cols.sample, "repeat": repeat,
                  "weight": weight, **names}  # fmt: skip
     per_fold = evaluate(lf, **evaluated) if folds is None else folds.lazy()
@@ -566,7 +566,7 @@ def report_tables(
     )  # fmt: skip
 
 
-def _positive_rows(
+def positive_rows(
     log: pl.LazyFrame, sets: pl.DataFrame, by: list[str], has_class: bool, cols: LogColumns
 ) -> pl.LazyFrame:
     """The rows of each binary data set's positive class (all its rows without a class column)."""
@@ -690,7 +690,7 @@ def calibration_tables(
     binary, multi = chosen.filter(~pl.col("multiclass")), chosen.filter(pl.col("multiclass"))
     tables, curves = [], []
     if binary.height:
-        rows = _positive_rows(lf, binary, by, cols.class_ in names, cols)
+        rows = positive_rows(lf, binary, by, cols.class_ in names, cols)
         tables.append(calibration(rows, by=keys, sample=cols.sample, **common))
         curves.append(calibration_curve(rows, by=[*keys, cols.fold], **common))
     if multi.height:

@@ -129,9 +129,13 @@ TEST_WORDS = {
     "paired t": "paired t",
     "combined 5x2cv F": "combined 5×2 cv F",
     "Friedman + Nemenyi": "Friedman then Nemenyi",
+    "Friedman + mean-rank z": "Friedman then Demšar's mean-rank z",
     "Wilcoxon signed-rank": "Wilcoxon signed-rank",
     "Bayesian correlated t": "Bayesian correlated t",
     "Bayesian signed-rank": "Bayesian signed-rank",
+    "DeLong": "DeLong's paired test",
+    "McNemar": "McNemar's test",
+    "Cochran's Q + McNemar": "Cochran's Q then McNemar's test",
 }
 
 
@@ -144,15 +148,16 @@ def name_of_test(test: object) -> str:
 def _interval_kind(test: str) -> str:
     """What an interval is, from the name of the test whose variance it uses."""
     lowered = test.lower()
-    if "bayes" in lowered:
-        return f"{name_of_test(test)} posterior"
-    if "corrected" in lowered:
+    if "corrected" in lowered or "correlated" in lowered:  # the Bayesian t's has its scale
         return "corrected t"
     if "5x2" in lowered or "5×2" in lowered:
         return "5×2 cv"
     if "delong" in lowered:
         return "DeLong"
-    if any(word in lowered for word in ("friedman", "demšar", "demsar", "wilcoxon", "nemenyi")):
+    if "mcnemar" in lowered or "cochran" in lowered:
+        return "Wilson"
+    across = ("friedman", "demšar", "demsar", "wilcoxon", "nemenyi", "signed-rank", "mean-rank")
+    if any(word in lowered for word in across):
         return "t over data sets"
     if lowered.startswith("paired t") or lowered == "t":
         return "paired t"

@@ -20,6 +20,7 @@ import polars as pl
 from polaroc.compare.decision import verdict
 from polaroc.compare.registry import Adjust
 from polaroc.core.inputs import LogColumns
+from polaroc.core.registry import lookup
 from polaroc.io import find_log_files, scan_logs
 from polaroc.report.html import PageInput, figure_key
 from polaroc.report.tables import (
@@ -28,6 +29,7 @@ from polaroc.report.tables import (
     calibration_tables,
     one_vs_rest_macro,
     optional_tables,
+    positive_rows,
     probability_sets,
     report_tables,
     settled,
@@ -275,6 +277,9 @@ def _verdict(
         wanted = {cols.class_: "class", cols.score: "score", cols.label: "label",
                   cols.sample: "sample"}  # fmt: skip
         present = log.collect_schema().names()
+        ranking = lookup(metric or settings.metric).family == "ranking"
+        if settings.positive is not None and ranking and cols.class_ in present:
+            log = _chosen_class(log, rep)  # DeLong reads the chosen class's scores
         keep = [c for c in (*rep.by, cols.model, cols.repeat, cols.fold) if c in present]
         keep += [c for c in wanted if c in present and c not in keep]
         kwargs["log"] = log.select(keep).rename({k: v for k, v in wanted.items() if k in keep})
@@ -289,6 +294,18 @@ def _verdict(
         return result.collect(engine="in-memory") if isinstance(result, pl.LazyFrame) else result
     except (ValueError, TypeError, pl.exceptions.PolarsError) as exc:
         return first_line(exc)
+
+
+def _chosen_class(log: pl.LazyFrame, rep: Report) -> pl.LazyFrame:
+    """The log with each binary data set's rows cut to its positive class's."""
+    binary = rep.kinds.filter(~pl.col("multiclass"))
+    multi = rep.kinds.filter(pl.col("multiclass"))
+    if not rep.by:
+        return positive_rows(log, binary, [], True, rep.columns) if binary.height else log
+    parts = [positive_rows(log, binary, rep.by, True, rep.columns)]
+    if multi.height:
+        parts.append(log.join(multi.lazy().select(rep.by), on=rep.by, how="semi"))
+    return pl.concat(parts, how="vertical_relaxed")
 
 
 def _legends(
