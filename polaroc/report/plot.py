@@ -297,7 +297,7 @@ def duncan_groups(duncan: FrameLike, *, model: str = "model", title: str = "") -
     )  # fmt: skip
     y = list(range(len(names)))
     ax.plot(means, y, "o", color="black")
-    digits = max(4, mean_digits(means.tolist()))
+    digits = mean_digits(means.tolist(), least=4)
     for i, m in enumerate(means):
         ax.annotate(f"{m:.{digits}f}", (m, i), textcoords="offset points", xytext=(6, 4),
                     fontsize=8)  # fmt: skip

@@ -121,3 +121,53 @@ def test_pr_folds_draws_each_fold_and_the_pooled_curve(binary_log):
         assert line.get_xdata()[0] == 0.0  # every curve starts at recall 0
     chance = next(ln for ln in ax.lines if ln.get_linestyle() == ":")
     assert chance.get_ydata()[0] == pytest.approx((rows["label"] == "malignant").mean())
+
+
+def test_p_value_map_shows_not_significant_in_grey_and_p_near_alpha_on_its_side():
+    table = pl.DataFrame({"model_a": ["a", "a", "b"], "model_b": ["b", "c", "c"],
+                          "p_value": [0.0513, 0.0496, 0.3]})  # fmt: skip
+    ax = plot.p_value_heatmap(table, alpha=0.05, title="ten").axes[0]
+    legend = {t.get_text(): p for t, p in zip(ax.get_legend().get_texts(),
+                                               ax.get_legend().get_patches(), strict=True)}  # fmt: skip
+    red, green, blue, _ = legend["not significant"].get_facecolor()
+    assert red == green == blue, "not significant is a neutral grey, not pink"
+    texts = {t.get_text() for t in ax.texts}
+    assert {"0.051", "0.0496"} <= texts  # never "0.05" on either side of alpha
+    assert ax.get_title().startswith("ten: ")
+
+
+def test_duncan_figure_names_its_data_set_and_keeps_few_ticks():
+    table = pl.DataFrame({"model": ["x", "y", "z"], "mean": [0.99951, 0.99949, 0.97],
+                          "rank": [1, 2, 3], "groups": ["a", "a", "b"]})  # fmt: skip
+    fig = plot.duncan_groups(table, title="digits")
+    assert fig._suptitle.get_text().startswith("digits: Duncan")
+    fig.canvas.draw()
+    means = fig.axes[0]
+    ticks = [t for t in means.get_xticklabels() if t.get_text()]
+    assert len(ticks) <= 5
+    boxes = [t.get_window_extent() for t in ticks]
+    assert not any(a.overlaps(b) for k, a in enumerate(boxes) for b in boxes[k + 1 :])
+    labels = [t.get_text() for t in means.texts]
+    assert len(set(labels)) == 3  # 0.9995 and 0.9995 would read alike: more digits
+
+
+def test_one_vs_rest_past_six_classes_is_one_map_of_their_aucs():
+    rng = np.random.default_rng(5)
+    label = rng.integers(0, 10, 300)
+    log = pl.concat([
+        pl.DataFrame({"model": m, "fold": 0, "sample": np.arange(300), "class": c,
+                      "score": rng.random(300) + (label == c) * s, "label": label})
+        for m, s in (("a", 1.5), ("b", 0.5)) for c in range(10)
+    ])  # fmt: skip
+    curves = pr.pooled_roc(log).collect()
+    fig = plot.roc_one_vs_rest(curves, order=["a", "b"])
+    heat = fig.axes[0]
+    assert [t.get_text() for t in heat.get_yticklabels()] == ["a", "b"]
+    assert len(heat.texts) == 20
+    # each cell is that class's one-vs-rest AUC (scikit-learn)
+    from sklearn.metrics import roc_auc_score
+
+    part = log.filter((pl.col("model") == "b") & (pl.col("class") == 7))
+    expected = roc_auc_score(part["label"] == 7, part["score"])
+    shown = heat.texts[10 + 7].get_text()
+    assert float(shown) == pytest.approx(expected, abs=0.6 * 10 ** -len(shown.split(".")[1]))
