@@ -264,18 +264,11 @@ def _pooling_table(
     """:func:`pooling_table`'s plan over the whole log, and the groups the folds are combined in."""
     frame, keys, outer = _fold_input(log, by, columns)
     fold_auc = frame.group_by(keys).agg(auc(SCORE, POSITIVE))
-    folds = [k for k in keys if k not in outer]
-    # each group's fold AUCs as a list in fold order, then summed in that order: the mean
-    # and sd do not depend on how Polars splits the rows among its threads
-    averaged = (
-        fold_auc.group_by(outer)
-        .agg(
-            n_folds=pl.col("auc").count().cast(pl.Int64),
-            n_degenerate=pl.col("auc").null_count().cast(pl.Int64),
-            _pr_aucs=pl.col("auc").sort_by(folds).drop_nulls(),
-        )
-        .with_columns(auc_mean=pl.col("_pr_aucs").list.mean(), auc_sd=pl.col("_pr_aucs").list.std())
-        .drop("_pr_aucs")
+    averaged = fold_auc.group_by(outer).agg(
+        n_folds=pl.col("auc").count().cast(pl.Int64),
+        n_degenerate=pl.col("auc").null_count().cast(pl.Int64),
+        auc_mean=pl.col("auc").mean(),
+        auc_sd=pl.col("auc").std(),
     )
     pooled = frame.group_by(outer).agg(auc(SCORE, POSITIVE).alias("auc_pooled"))
     table = _join(averaged, pooled, outer)
