@@ -170,3 +170,105 @@ def proportions_correct(samples, classes, labels, scores) -> tuple[float, float]
     present = {lab for _, lab in rows.values()}
     c2 = [np.mean(h) for (i, j), h in pair_hits.items() if i in present and j in present]
     return float(np.mean(c1)), float(np.mean(c2))
+
+
+# ---------------------------------------------------- variances by structural components
+#
+# Brute force over every pair of samples, written from the papers' definitions: the
+# oracles of polaroc's M variance (DeLong, DeLong & Clarke-Pearson 1988, eq. 3-5,
+# generalised to Hand & Till's M) and clustered AUC variance (Obuchowski 1997, eq. 3-6).
+
+
+def hand_till_m_variance(samples, classes, labels, scores) -> tuple[float, float]:
+    """(M, Var(M)) from each sample's structural component for M.
+
+    For a direction A(i|j) with coefficient w in M (1 / (number of label pairs × number
+    of directions the pair holds)), a label-i sample x adds w × (share of label-j samples
+    whose class-i score it beats, ties ½) to its component h(x), and a label-j sample y
+    adds w × (share of label-i samples whose class-i score beats its own, ties ½).
+    Var(M) = Σ_k s²_k / n_k with s²_k the sample variance of h over the label-k samples.
+    """
+    from itertools import combinations
+
+    samples = np.asarray(samples, dtype=object)
+    classes, labels = np.asarray(classes, dtype=object), np.asarray(labels, dtype=object)
+    scores = np.asarray(scores, dtype=float)
+    label_of = dict(zip(samples.tolist(), labels.tolist(), strict=True))
+    score_of = {
+        (s, c): x for s, c, x in zip(samples.tolist(), classes.tolist(), scores, strict=True)
+    }
+    members = {k: [s for s, lab in label_of.items() if lab == k] for k in set(label_of.values())}
+
+    def held(i, j):  # A(i|j) needs class-i scores of label-i and label-j samples
+        return any((s, i) in score_of for s in members[i]) and any(
+            (s, i) in score_of for s in members[j]
+        )
+
+    pairs = {}
+    for i, j in combinations(sorted(members), 2):
+        directions = [d for d in ((i, j), (j, i)) if held(*d)]
+        if directions:
+            pairs[(i, j)] = directions
+    h = dict.fromkeys(label_of, 0.0)
+    m = 0.0
+    for directions in pairs.values():
+        for i, j in directions:
+            w = 1.0 / (len(pairs) * len(directions))
+            xs = [s for s in members[i] if (s, i) in score_of]
+            ys = [s for s in members[j] if (s, i) in score_of]
+            kernel = np.array(
+                [
+                    [
+                        float(score_of[x, i] > score_of[y, i])
+                        + 0.5 * float(score_of[x, i] == score_of[y, i])
+                        for y in ys
+                    ]
+                    for x in xs
+                ]
+            )
+            m += w * kernel.mean()
+            for x, value in zip(xs, kernel.mean(axis=1), strict=True):
+                h[x] += w * value
+            for y, value in zip(ys, kernel.mean(axis=0), strict=True):
+                h[y] += w * value
+    var = 0.0
+    for members_k in members.values():
+        values = np.array([h[s] for s in members_k])
+        var += values.var(ddof=1) / len(values)
+    return m, var
+
+
+def obuchowski_variance(scores, positive, clusters) -> tuple[float, float]:
+    """(AUC, Var(AUC)) of Obuchowski (1997): DeLong's components summed per cluster.
+
+    With V₁₀(x) the share of negatives a positive x beats (ties ½) and V₀₁(y) the share of
+    positives that beat a negative y, summed per cluster (V₁₀ᵢ, V₀₁ᵢ; cluster i holds mᵢ
+    positives and nᵢ negatives, M and N in all): S₁₀ = I₁₀/((I₁₀ − 1)M) Σᵢ (V₁₀ᵢ − mᵢθ)²,
+    S₀₁ = I₀₁/((I₀₁ − 1)N) Σᵢ (V₀₁ᵢ − nᵢθ)², S₁₁ = I/(I − 1) Σᵢ (V₁₀ᵢ − mᵢθ)(V₀₁ᵢ − nᵢθ),
+    Var = S₁₀/M + S₀₁/N + 2 S₁₁/(MN); I₁₀ (I₀₁) counts the clusters holding a positive
+    (a negative), I all clusters.
+    """
+    scores = np.asarray(scores, dtype=float)
+    positive = np.asarray(positive, dtype=bool)
+    clusters = np.asarray(clusters, dtype=object)
+    x, y = scores[positive], scores[~positive]
+    kernel = (x[:, None] > y[None, :]) + 0.5 * (x[:, None] == y[None, :])
+    big_m, big_n = len(x), len(y)
+    theta = kernel.mean()
+    v10 = dict.fromkeys(set(clusters.tolist()), 0.0)
+    v01 = dict.fromkeys(set(clusters.tolist()), 0.0)
+    m = dict.fromkeys(v10, 0)
+    n = dict.fromkeys(v10, 0)
+    for c, value in zip(clusters[positive].tolist(), kernel.mean(axis=1), strict=True):
+        v10[c] += value
+        m[c] += 1
+    for c, value in zip(clusters[~positive].tolist(), kernel.mean(axis=0), strict=True):
+        v01[c] += value
+        n[c] += 1
+    i10 = sum(1 for c in m if m[c] > 0)
+    i01 = sum(1 for c in n if n[c] > 0)
+    i_all = len(v10)
+    s10 = sum((v10[c] - m[c] * theta) ** 2 for c in v10) * i10 / ((i10 - 1) * big_m)
+    s01 = sum((v01[c] - n[c] * theta) ** 2 for c in v01) * i01 / ((i01 - 1) * big_n)
+    s11 = sum((v10[c] - m[c] * theta) * (v01[c] - n[c] * theta) for c in v10) * i_all / (i_all - 1)
+    return float(theta), float(s10 / big_m + s01 / big_n + 2 * s11 / (big_m * big_n))

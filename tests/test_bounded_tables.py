@@ -24,6 +24,7 @@ from polars.testing import assert_frame_equal
 
 import polaroc as pr
 import polaroc.core.batches as batches
+from polaroc.core.log import COLUMN_KEYWORDS
 from tests.scale.test_options import RENAMED, binary, multiclass, repeated, with_weight
 
 TOL = 1e-12
@@ -73,7 +74,9 @@ TABLES: dict[str, Table] = {
 
 def options_for(table: str, options: dict[str, Any]) -> dict[str, Any] | None:
     """The ``options`` ``table`` takes; ``None`` when it takes no weight."""
-    accepts = inspect.signature(getattr(pr, table.split(" ")[0].rstrip(","))).parameters
+    accepts = set(inspect.signature(getattr(pr, table.split(" ")[0].rstrip(","))).parameters)
+    if "columns" in accepts:  # **columns: the log's column names by keyword
+        accepts |= set(COLUMN_KEYWORDS)
     if "weight" in options and "weight" not in accepts:
         return None
     return {k: v for k, v in options.items() if k in accepts}

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from functools import partial
-from typing import Any
+from typing import Any, Unpack
 
 import polars as pl
 
@@ -24,8 +24,9 @@ from polaroc.compare.delong import (
     two_models,
 )
 from polaroc.compare.fold_table import Adjust, check_adjust, check_alpha, with_adjusted
-from polaroc.core.inputs import LogColumns
-from polaroc.core.log import POSITIVE, SCORE
+from polaroc.core.args import validated
+from polaroc.core.inputs import FrameLike
+from polaroc.core.log import POSITIVE, SCORE, LogNames, columns_of
 from polaroc.metrics.binary import auc
 from polaroc.metrics.draws import (
     REPLICATE,
@@ -72,26 +73,21 @@ def _per_group(frame: pl.LazyFrame, keys: list[str], **aggs: pl.Expr) -> pl.Lazy
     return frame.group_by(keys).agg(**aggs) if keys else frame.select(**aggs)
 
 
+@validated
 def bootstrap_test(
-    log: pl.DataFrame | pl.LazyFrame,
+    log: FrameLike,
     model_a: Any,
     model_b: Any,
     *,
     n_boot: int = 2000,
     paired: bool = True,
     seed: int | None = None,
-    by: str | Iterable[str] | None = (),
+    by: str | Iterable[str] | None = None,
     alternative: Alternative = "two-sided",
     alpha: float = 0.05,
     adjust: Adjust = None,
     positive_class: Any = None,
-    model: str = "model",
-    fold: str = "fold",
-    class_: str = "class",
-    score: str = "score",
-    label: str = "label",
-    sample: str = "sample",
-    repeat: str = "repeat",
+    **columns: Unpack[LogNames],
 ) -> pl.LazyFrame:
     """Bootstrap test of H₀: AUC_a = AUC_b (pROC's ``roc.test(method="bootstrap")``).
 
@@ -108,8 +104,9 @@ def bootstrap_test(
     Parameters
     ----------
     log
-        Binary score log; read as by :func:`polaroc.delong_test` (paired on
-        (``fold``, ``sample``) when ``paired``).
+        Score log, read as by :func:`polaroc.delong_test` (paired on (``dataset``,
+        ``repeat``, ``fold``, ``sample``) when ``paired``; a two-class log through
+        its positive class).
     model_a, model_b
         Values of the ``model`` column to compare; ``estimate`` is AUC_a − AUC_b.
     n_boot
@@ -119,15 +116,21 @@ def bootstrap_test(
     seed
         Seed of the draws; ``None`` draws a fresh one (results then vary run to run).
     by
-        Grouping, as for :func:`polaroc.delong_test` (default ``()``: one test over the
-        pooled folds; a ``repeat`` column is always added).
+        Keyword-only grouping, as for :func:`polaroc.delong_test` (``None``, the
+        default: one test per data set, or over the pooled folds of a log without a
+        ``dataset`` column; ``()`` one test; a ``repeat`` column is always added).
     alternative
         ``"two-sided"`` (default), ``"greater"`` (H₁: AUC_a > AUC_b) or ``"less"``.
     alpha, adjust
         Level of ``reject``; p-value adjustment across the rows, as in
         :func:`polaroc.delong_test`.
-    positive_class, model, fold, class_, score, label, sample, repeat
-        As for :func:`polaroc.delong_test`.
+    positive_class
+        As for :func:`polaroc.delong_test`: ``None`` reads a two-class log through
+        its larger class value.
+    **columns
+        Names of the log's columns, as keywords: ``model``, ``fold``, ``class_``,
+        ``score``, ``label``, ``sample``, ``dataset``, ``repeat`` (each defaults to its
+        own name).
 
     Returns
     -------
@@ -135,9 +138,10 @@ def bootstrap_test(
         One row per group: by…, ``model_a``, ``model_b``, ``n`` (samples: pairs, or
         both models' samples), ``estimate``, ``statistic`` (D), ``p_value``,
         [``p_adjusted``], ``reject``, ``auc_a``, ``auc_b``, ``sd_diff`` (s),
-        ``n_boot`` (replicates with both AUCs defined). A degenerate group (fewer
-        than one positive or negative) gives null statistics; a NaN score NaN ones;
-        s = 0 gives D = 0 when the AUCs are equal (as pROC), else ±inf.
+        ``n_boot`` (replicates with both AUCs defined), and the class read as in
+        :func:`polaroc.delong_test` (a log with a class column). A degenerate group
+        (fewer than one positive or negative) gives null statistics; a NaN score NaN
+        ones; s = 0 gives D = 0 when the AUCs are equal (as pROC), else ±inf.
 
     Examples
     --------
@@ -169,11 +173,11 @@ def bootstrap_test(
     check_alpha(alpha)
     check_adjust(adjust)
     seed = seed_of(seed)
-    columns = LogColumns(model, fold, class_, score, label, sample, repeat=repeat)
     two = two_models(
         log, model_a, model_b, by=by, paired=paired, positive_class=positive_class,
-        caller="bootstrap_test", columns=columns,
+        caller="bootstrap_test", names=columns,
     )  # fmt: skip
+    model = columns_of(columns).model
     group = two.group
     nan = pl.col(SCORE).is_nan().any()
     key = pl.struct(*group).hash(seed) if group else pl.lit(0, pl.UInt64)
@@ -215,7 +219,8 @@ def bootstrap_test(
         pl.when(pl.col("_pr_nan")).then(void).otherwise(pl.col(c)).alias(c) for c in values
     )
     extras = ["auc_a", "auc_b", "sd_diff", "n_boot"]
-    return _header(out, group, two, model_a, model_b, ["statistic"], extras, alpha, adjust)
+    out = _header(out, group, two, model_a, model_b, ["statistic"], extras, alpha, adjust)
+    return two.finish(out)
 
 
 # ------------------------------------------------------------------------- Venkatraman
@@ -233,25 +238,20 @@ def _errors_paired(rank_a: str, rank_b: str) -> pl.Expr:
     return (sign.sort_by(rank_b).cum_sum() - sign.sort_by(rank_a).cum_sum()).abs().sum()
 
 
+@validated
 def venkatraman_test(
-    log: pl.DataFrame | pl.LazyFrame,
+    log: FrameLike,
     model_a: Any,
     model_b: Any,
     *,
     n_perm: int = 2000,
     paired: bool = True,
     seed: int | None = None,
-    by: str | Iterable[str] | None = (),
+    by: str | Iterable[str] | None = None,
     alpha: float = 0.05,
     adjust: Adjust = None,
     positive_class: Any = None,
-    model: str = "model",
-    fold: str = "fold",
-    class_: str = "class",
-    score: str = "score",
-    label: str = "label",
-    sample: str = "sample",
-    repeat: str = "repeat",
+    **columns: Unpack[LogNames],
 ) -> pl.LazyFrame:
     """Venkatraman's permutation test that two ROC curves are equal (pROC ``method="venkatraman"``).
 
@@ -274,7 +274,7 @@ def venkatraman_test(
     Parameters
     ----------
     log
-        Binary score log, read as by :func:`polaroc.delong_test`.
+        Score log, read as by :func:`polaroc.delong_test`.
     model_a, model_b
         Values of the ``model`` column to compare; ``estimate`` is AUC_a − AUC_b
         (for orientation; the test is not about the AUCs).
@@ -284,16 +284,21 @@ def venkatraman_test(
         ``True`` (default) for two models scored on the same samples.
     seed
         Seed of the permutations; ``None`` draws a fresh one.
-    by, alpha, adjust, positive_class, model, fold, class_, score, label, sample, repeat
+    by, alpha, adjust, positive_class
         As for :func:`polaroc.bootstrap_test`.
+    **columns
+        Names of the log's columns, as keywords: ``model``, ``fold``, ``class_``,
+        ``score``, ``label``, ``sample``, ``dataset``, ``repeat`` (each defaults to its
+        own name).
 
     Returns
     -------
     pl.LazyFrame
         One row per group: by…, ``model_a``, ``model_b``, ``n``, ``estimate``
         (AUC_a − AUC_b), ``statistic`` (E), ``p_value``, [``p_adjusted``],
-        ``reject``, ``auc_a``, ``auc_b``, ``n_perm``. A degenerate group gives null
-        statistics; a NaN score NaN ones.
+        ``reject``, ``auc_a``, ``auc_b``, ``n_perm``, and the class read as in
+        :func:`polaroc.delong_test` (a log with a class column). A degenerate group
+        gives null statistics; a NaN score NaN ones.
 
     Examples
     --------
@@ -322,18 +327,19 @@ def venkatraman_test(
     check_alpha(alpha)
     check_adjust(adjust)
     seed = seed_of(seed)
-    columns = LogColumns(model, fold, class_, score, label, sample, repeat=repeat)
     two = two_models(
         log, model_a, model_b, by=by, paired=paired, positive_class=positive_class,
-        caller="venkatraman_test", columns=columns,
+        caller="venkatraman_test", names=columns,
     )  # fmt: skip
+    model = columns_of(columns).model
     group = two.group
     if paired:
         out = _venkatraman_paired(two, n_perm, seed)
     else:
         out = _venkatraman_unpaired(two, model, model_a, n_perm, seed)
     extras = ["auc_a", "auc_b", "n_perm"]
-    return _header(out, group, two, model_a, model_b, ["statistic"], extras, alpha, adjust)
+    out = _header(out, group, two, model_a, model_b, ["statistic"], extras, alpha, adjust)
+    return two.finish(out)
 
 
 def _venkatraman_paired(two: TwoModels, n_perm: int, seed: int) -> pl.LazyFrame:

@@ -13,13 +13,20 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, Unpack
 
 import numpy as np
 import polars as pl
 from scipy.stats import norm as stats_norm
 
 from polaroc.compare._dist import chi2_sf, normal_sf, t_ppf, t_sf
+from polaroc.compare._reading import (
+    binary_rows,
+    class_read,
+    pair_keys,
+    read_paired,
+    with_class_read,
+)
 from polaroc.compare.fold_table import (
     ROUNDING,
     Adjust,
@@ -29,48 +36,13 @@ from polaroc.compare.fold_table import (
     with_adjusted,
     with_float_df,
 )
+from polaroc.core.args import validated
 from polaroc.core.counts import placements
-from polaroc.core.guard import guarded, listing, one_class_rows, problems
-from polaroc.core.inputs import FrameLike, LogColumns, as_lazy, as_names
-from polaroc.core.log import POSITIVE, SCORE, Log, read_log
+from polaroc.core.guard import guarded, listing, problems
+from polaroc.core.inputs import FrameLike
+from polaroc.core.log import POSITIVE, SCORE, LogNames, columns_of
 
 __all__ = ["delong_omnibus", "delong_test"]
-
-
-def _class_rows(log: FrameLike, parsed: Log, positive_class: Any, caller: str) -> pl.LazyFrame:
-    """The rows of ``positive_class`` (see ``one_class_rows``), checking that the class exists.
-
-    A ``positive_class`` the class column cannot hold (a string for integer classes)
-    is a ``ValueError`` now; one that matches no row names the classes found (for a
-    ``DataFrame`` now, for a ``LazyFrame`` when collected).
-    """
-    class_ = parsed.columns.class_
-    if positive_class is not None and parsed.has_class:
-        dtype = parsed.schema[class_]
-        try:
-            pl.DataFrame(schema={class_: dtype}).select(pl.col(class_) == positive_class)
-        except (pl.exceptions.PolarsError, TypeError, ValueError):
-            msg = (
-                f"positive_class={positive_class!r} cannot be compared with the "
-                f"{class_!r} column ({dtype}); pass one of its values"
-            )
-            raise ValueError(msg) from None
-    frame = one_class_rows(
-        log,
-        parsed.frame,
-        has_class=parsed.has_class,
-        class_=class_,
-        positive_class=positive_class,
-        caller=caller,
-    )
-    if positive_class is None or not parsed.has_class:
-        return frame
-    classes = parsed.frame.select(pl.col(class_).unique())
-    absent = classes.filter((pl.col(class_) == positive_class).not_().all())
-    what = f"positive_class={positive_class!r} is not a value of {class_!r}; classes found:"
-    found = problems([listing(absent, [class_], what)])
-    head = f"polaroc: {caller}: "
-    return guarded(log, frame, found, head, ". Pass one of them as positive_class=.")
 
 
 def _pair(
@@ -85,9 +57,6 @@ def _pair(
     for side, name in zip((a, b), names, strict=True):
         empty = side.select(pl.len().alias("_pr_n")).filter(pl.col("_pr_n") == 0)
         parts.append(listing(empty, ["_pr_n"], f"model {name!r} has no rows:"))
-        dup = side.select(*keys, _pr_rows=pl.len().over(keys)).filter(pl.col("_pr_rows") > 1)
-        what = f"{name!r} repeats ({', '.join(keys)}):"
-        parts.append(listing(dup.unique(), [*keys, "_pr_rows"], what))
     in_a, in_b = pl.col("_pr_in_a").is_not_null(), pl.col("_pr_in_b").is_not_null()
     full = a.with_columns(_pr_in_a=True).join(
         b.with_columns(_pr_in_b=True), on=keys, how="full", coalesce=True, suffix="_b"
@@ -103,30 +72,26 @@ def _pair(
     return both.drop("_pr_in_a", "_pr_in_b"), parts
 
 
-def _within_repeats(log: FrameLike, group: list[str], repeat: str) -> list[str]:
-    """``group``, preceded by the repeat column when the log has one that ``group`` lacks.
-
-    Every repeat of a repeated cross-validation scores each sample once, so pooling the
-    repeats would count a sample several times: DeLong's test runs within each repeat.
-    """
-    schema = as_lazy(log).collect_schema()
-    return [repeat, *group] if repeat in schema and repeat not in group else group
-
-
 @dataclass(frozen=True)
 class TwoModels:
     """Two models' usable rows, ready for a two-curve test.
 
-    Paired: one row per (group…, ``fold``, ``sample``) with ``_pr_score`` (model a),
-    ``_pr_score_b`` (model b) and ``_pr_positive``. Unpaired: each model's own rows,
-    with the ``model`` column, ``_pr_score`` and ``_pr_positive``. ``keys`` order the
-    samples (ties broken in that order).
+    Paired: one row per pairing key (group…, dataset, repeat, ``fold``, ``sample``)
+    with ``_pr_score`` (model a), ``_pr_score_b`` (model b) and ``_pr_positive``.
+    Unpaired: each model's own rows, with the ``model`` column, ``_pr_score`` and
+    ``_pr_positive``. ``keys`` order the samples (ties broken in that order);
+    ``classes`` is the class each group read (``None`` without a class column).
     """
 
     rows: pl.LazyFrame
     group: list[str]
     keys: list[str]
     dtype: pl.DataType
+    classes: pl.LazyFrame | None = None
+
+    def finish(self, out: pl.LazyFrame) -> pl.LazyFrame:
+        """``out`` with the class read as its last column (see :func:`class_read`)."""
+        return with_class_read(out, self.classes, self.group)
 
 
 def two_models(
@@ -138,20 +103,24 @@ def two_models(
     paired: bool,
     positive_class: Any,
     caller: str,
-    columns: LogColumns,
+    names: LogNames,
 ) -> TwoModels:
     """Read and check the two models' rows of ``log`` (see :func:`delong_test`)."""
     if model_a == model_b:
         msg = f"{caller} compares two different models; model_a and model_b are both {model_a!r}"
         raise ValueError(msg)
-    model, fold, sample, repeat = columns.model, columns.fold, columns.sample, columns.repeat
-    group = _within_repeats(log, as_names(by), repeat)
+    columns = columns_of(names, caller=caller)
+    model, fold, sample = columns.model, columns.fold, columns.sample
     need = [model, fold, sample] if paired else [model]
-    parsed = read_log(log, by=group, columns=columns, need=need)
-    frame = _class_rows(log, parsed, positive_class, caller).cache()
+    parsed, group = read_paired(
+        log, by=by, columns=columns, need=need, positive_class=positive_class
+    )
+    frame = binary_rows(parsed, caller).cache()
     usable = pl.col(SCORE).is_not_null() & pl.col(POSITIVE).is_not_null()
     dtype = parsed.schema[model]
-    keys = list(dict.fromkeys([*group, *(c for c in (fold, sample) if parsed.has(c))]))
+    keys = pair_keys(parsed, group)
+    chosen = frame.filter(pl.col(model).is_in(pl.lit([model_a, model_b], pl.List(dtype))))
+    classes = class_read(parsed, chosen, group)
     if paired:
 
         def side(name: Any) -> pl.LazyFrame:
@@ -162,16 +131,16 @@ def two_models(
         head = f"polaroc: {caller} cannot pair the rows of {model_a!r} and {model_b!r}: "
         tail = f". Each needs one row per ({fold}, {sample}), with the same label."
         pairs = both.filter(usable & pl.col(f"{SCORE}_b").is_not_null())
-        return TwoModels(guarded(log, pairs, problems(found), head, tail), group, keys, dtype)
-    rows = frame.filter(pl.col(model).is_in(pl.lit([model_a, model_b], pl.List(dtype))))
+        checked = guarded(log, pairs, problems(found), head, tail)
+        return TwoModels(checked, group, keys, dtype, classes)
     parts = []
     for name in (model_a, model_b):
-        empty = rows.filter(pl.col(model) == name).select(pl.len().alias("_pr_n"))
+        empty = chosen.filter(pl.col(model) == name).select(pl.len().alias("_pr_n"))
         what = f"model {name!r} has no rows:"
         parts.append(listing(empty.filter(pl.col("_pr_n") == 0), ["_pr_n"], what))
-    rows = rows.filter(usable).select(*dict.fromkeys([*keys, model]), SCORE, POSITIVE)
+    rows = chosen.filter(usable).select(*dict.fromkeys([*keys, model]), SCORE, POSITIVE)
     checked = guarded(log, rows, problems(parts), f"polaroc: {caller}: ", ".")
-    return TwoModels(checked, group, keys, dtype)
+    return TwoModels(checked, group, keys, dtype, classes)
 
 
 Alternative = Literal["two-sided", "greater", "less"]
@@ -207,25 +176,20 @@ def tail_p(statistic: pl.Expr, alternative: str, df: pl.Expr | None = None) -> p
     return (2.0 * sf(statistic.abs())).clip(upper_bound=1.0)
 
 
+@validated
 def delong_test(
     log: FrameLike,
     model_a: Any,
     model_b: Any,
     *,
-    by: str | Iterable[str] | None = (),
+    by: str | Iterable[str] | None = None,
     paired: bool = True,
     alternative: Alternative = "two-sided",
     level: float = 0.95,
     alpha: float = 0.05,
     adjust: Adjust = None,
     positive_class: Any = None,
-    model: str = "model",
-    fold: str = "fold",
-    class_: str = "class",
-    score: str = "score",
-    label: str = "label",
-    sample: str = "sample",
-    repeat: str = "repeat",
+    **columns: Unpack[LogNames],
 ) -> pl.LazyFrame:
     """DeLong's test of H₀: AUC_a = AUC_b (pROC's ``roc.test(method="delong")``).
 
@@ -253,18 +217,21 @@ def delong_test(
     Parameters
     ----------
     log
-        Binary score log with ``model``, ``score`` and ``label`` (and ``class``, see
+        Score log with ``model``, ``score`` and ``label`` (and ``class``, see
         ``positive_class``). Paired: also ``fold`` and ``sample``; the two models'
-        rows are paired on (``fold``, ``sample``): each needs exactly one row per
-        pair, with the same label. Unpaired: each model's rows are its own samples.
+        rows are paired on (``dataset``, ``repeat``, ``fold``, ``sample``), of the
+        columns the log has: each needs exactly one row per pair, with the same
+        label. Unpaired: each model's rows are its own samples.
     model_a, model_b
         Values of the ``model`` column to compare; ``estimate`` is AUC_a − AUC_b.
     by
-        Grouping: ``()`` (default) pools all folds into one test (the AUC of the
-        pooled scores); ``"fold"`` tests each fold; add ``"dataset"`` for logs of
-        several data sets. A log with a ``repeat`` column is always tested within
-        each repeat (the column is added to ``by``): every repeat scores each sample
-        once, and pooling repeats would count a sample several times.
+        Keyword-only grouping columns; ``None`` (default) = one test per data set
+        (``dataset``) when the log has that column, else one test over the pooled
+        folds (the AUC of the pooled scores); ``()`` = one test over the whole log;
+        ``"fold"`` tests each fold. A log with a ``repeat`` column is always tested
+        within each repeat (the column is added first to ``by``): every repeat
+        scores each sample once, and pooling repeats would count a sample several
+        times.
     paired
         ``True`` (default): the models scored the same samples; ``False``: DeLong's
         unpaired test on independent samples.
@@ -279,11 +246,16 @@ def delong_test(
         by groups), e.g. ``"holm"``: adds ``p_adjusted`` and bases ``reject`` on it.
     positive_class
         For a log with a ``class`` column: the class whose score rows are used (a
-        row is positive when its label equals it). ``None`` requires the log to hold
-        a single class. Logs without a ``class`` column use ``label`` as the
-        positive indicator.
-    model, fold, class_, score, label, sample, repeat
-        Column names of the log.
+        row is positive when its label equals it). ``None`` (default): a log
+        holding one class's rows is read as it is; a two-class log through its
+        larger class value (1 over 0, ``True`` over ``False``, an Enum's last
+        category), of each data set. A log of more than two classes needs it (one
+        class against the rest). A log without a ``class`` column is binary, its
+        ``label`` the positive indicator.
+    **columns
+        Names of the log's columns, as keywords: ``model``, ``fold``, ``class_``,
+        ``score``, ``label``, ``sample``, ``dataset``, ``repeat`` (each defaults to its
+        own name).
 
     Returns
     -------
@@ -293,7 +265,9 @@ def delong_test(
         (AUC_a − AUC_b), ``statistic`` (z; t when unpaired), ``df`` (unpaired only),
         ``p_value``, [``p_adjusted``], ``reject``, ``ci_low``, ``ci_high``,
         ``auc_a``, ``auc_b``, ``var_a``, ``var_b``, ``cov`` (null when unpaired),
-        ``n_pos``, ``n_neg``.
+        ``n_pos``, ``n_neg``, and for a log with a class column the class whose
+        scores were read (named as that column; null for a group pooling data sets
+        whose positive classes differ).
 
         * Samples with a null score (in either model, when paired) or null label are
           left out.
@@ -307,13 +281,16 @@ def delong_test(
     ------
     ValueError
         A column is missing, bad ``alternative``, ``level``, ``alpha`` or
-        ``adjust``; and for a paired ``DataFrame`` input samples that don't pair
-        up: a model with no rows, a (fold, sample) in one model only or repeated, a
-        label that differs between the models, or several classes without
-        ``positive_class``. For a ``LazyFrame`` these are checked when the result is
-        collected (``polars.exceptions.ComputeError`` with the same message).
+        ``adjust``; a label value with no score row for its class; a repeated
+        (dataset, model, repeat, fold, sample, class) key; more than two classes
+        without ``positive_class``, or a ``positive_class`` no row holds; and for a
+        paired ``DataFrame`` input samples that don't pair up: a model with no rows,
+        a sample in one model only, a label that differs between the models. For a
+        ``LazyFrame`` the data's problems are raised when the result is collected
+        (``polars.exceptions.ComputeError`` with the same message).
     TypeError
-        Wrong dtypes (see the log contract).
+        Wrong dtypes (see the log contract), a ``positive_class`` that cannot be
+        compared with the class column, an unknown keyword argument.
 
     Examples
     --------
@@ -353,11 +330,27 @@ def delong_test(
     check_level(level)
     check_alpha(alpha)
     check_adjust(adjust)
-    columns = LogColumns(model, fold, class_, score, label, sample, repeat=repeat)
     two = two_models(
         log, model_a, model_b, by=by, paired=paired, positive_class=positive_class,
-        caller="delong_test", columns=columns,
+        caller="delong_test", names=columns,
     )  # fmt: skip
+    model = columns_of(columns).model
+    out = delong_table(two, model_a, model_b, paired, model, alternative, level, alpha, adjust)
+    return two.finish(out)
+
+
+def delong_table(
+    two: TwoModels,
+    model_a: Any,
+    model_b: Any,
+    paired: bool = True,
+    model: str = "model",
+    alternative: str = "two-sided",
+    level: float = 0.95,
+    alpha: float = 0.05,
+    adjust: str | None = None,
+) -> pl.LazyFrame:
+    """:func:`delong_test`'s table of two models' rows read by :func:`two_models`."""
     group = two.group
     if paired:
         stats = _paired_statistics(two.rows, group)
@@ -514,19 +507,14 @@ def _test_columns(
 # ------------------------------------------------------------------------- k models
 
 
+@validated
 def delong_omnibus(
     log: FrameLike,
     models: Iterable[Any] | None = None,
     *,
-    by: str | Iterable[str] | None = (),
+    by: str | Iterable[str] | None = None,
     positive_class: Any = None,
-    model: str = "model",
-    fold: str = "fold",
-    class_: str = "class",
-    score: str = "score",
-    label: str = "label",
-    sample: str = "sample",
-    repeat: str = "repeat",
+    **columns: Unpack[LogNames],
 ) -> pl.LazyFrame:
     """DeLong's χ² test of H₀: AUC₁ = … = AUC_k for k models scored on the same samples.
 
@@ -542,25 +530,30 @@ def delong_omnibus(
     Parameters
     ----------
     log
-        Binary score log, paired as in :func:`delong_test`: every model needs exactly
-        one row per (``fold``, ``sample``), all with the same label.
+        Score log, paired as in :func:`delong_test`: every model needs exactly one
+        row per (``dataset``, ``repeat``, ``fold``, ``sample``), all with the same
+        label.
     models
         The models to compare (at least two); ``None`` (default) means every model of
         the log.
     by
-        Grouping: ``()`` (default) one test over all folds; ``"fold"`` one per fold.
-        A log with a ``repeat`` column is tested within each repeat, as in
-        :func:`delong_test`.
+        Keyword-only grouping, as :func:`delong_test`: ``None`` (default) = one test
+        per data set when the log has a ``dataset`` column, else one over all
+        folds; ``()`` one test; ``"fold"`` one per fold. A log with a ``repeat``
+        column is tested within each repeat.
     positive_class
         As for :func:`delong_test`.
-    model, fold, class_, score, label, sample, repeat
-        Column names of the log.
+    **columns
+        Names of the log's columns, as keywords: ``model``, ``fold``, ``class_``,
+        ``score``, ``label``, ``sample``, ``dataset``, ``repeat`` (each defaults to its
+        own name).
 
     Returns
     -------
     pl.LazyFrame
         One row per by group: by…, ``n`` (samples), ``k`` (models), ``statistic``
-        (χ²), ``df`` (k − 1), ``p_value``, ``n_pos``, ``n_neg``.
+        (χ²), ``df`` (k − 1), ``p_value``, ``n_pos``, ``n_neg``, and for a log with
+        a class column the class read, as :func:`delong_test`.
 
         * Samples where any model's score, or the label, is null are left out.
         * Fewer than two positives or negatives: ``statistic`` and ``p_value`` null.
@@ -573,7 +566,9 @@ def delong_omnibus(
     ValueError
         Missing columns, fewer than two models, a requested model with no rows, and
         (``DataFrame`` input; ``ComputeError`` at collection for a ``LazyFrame``)
-        samples that do not pair up across the models.
+        samples that do not pair up across the models, and the log's problems
+        :func:`delong_test` names (repeated keys, labels without their class, more
+        than two classes without ``positive_class``).
 
     Examples
     --------
@@ -602,23 +597,25 @@ def delong_omnibus(
     if chosen is not None and len(chosen) < 2:
         msg = f"delong_omnibus compares at least two models, got models={chosen!r}"
         raise ValueError(msg)
-    columns = LogColumns().with_names(
-        model=model, fold=fold, class_=class_, score=score, label=label, sample=sample
+    names = columns_of(columns, caller="delong_omnibus")
+    model, fold, sample = names.model, names.fold, names.sample
+    parsed, group = read_paired(
+        log, by=by, columns=names, need=[model, fold, sample], positive_class=positive_class
     )
-    group = _within_repeats(log, as_names(by), repeat)
-    parsed = read_log(log, by=group, columns=columns, need=[model, fold, sample])
-    frame = _class_rows(log, parsed, positive_class, "delong_omnibus")
+    frame = binary_rows(parsed, "delong_omnibus")
     if chosen is not None:
         frame = frame.filter(pl.col(model).is_in(chosen))
-    frame = frame.select(*dict.fromkeys([*group, fold, sample, model]), SCORE, POSITIVE).cache()
-    keys = list(dict.fromkeys([*group, fold, sample]))
+    keys = pair_keys(parsed, group)
+    stated = [parsed.class_] if parsed.has_class and parsed.class_ not in keys else []
+    frame = frame.select(*dict.fromkeys([*keys, model]), SCORE, POSITIVE, *stated).cache()
     found = _omnibus_problems(frame, group, keys, model, chosen)
     head = "polaroc: delong_omnibus cannot pair the samples of the models: "
     tail = f". Every model needs one row per ({fold}, {sample}), with the same label."
     frame = guarded(log, frame, found, head, tail)
     usable = (pl.col(SCORE).is_not_null().all() & pl.col(POSITIVE).is_not_null().all()).over(keys)
     placed = placements(frame.filter(usable), [*group, model], name="_pr_v")
-    return _omnibus_statistics(placed, group, keys, model)
+    out = _omnibus_statistics(placed, group, keys, model)
+    return with_class_read(out, class_read(parsed, frame, group), group)
 
 
 def _omnibus_problems(
@@ -633,10 +630,6 @@ def _omnibus_problems(
         parts.append(listing(absent, [model], "models with no rows:"))
     few = frame.select(pl.col(model).n_unique().alias("_pr_k")).filter(pl.col("_pr_k") < 2)
     parts.append(listing(few, ["_pr_k"], "fewer than two models (count):"))
-    cells = frame.group_by([*keys, model]).agg(_pr_rows=pl.len())
-    parts.append(
-        listing(cells.filter(pl.col("_pr_rows") > 1), [*keys, model, "_pr_rows"], "repeated rows:")
-    )
     k_group = over(pl.col(model).n_unique(), group)
     per_key = (
         frame.with_columns(_pr_k=k_group)

@@ -11,17 +11,25 @@ scipy evaluates the binomial and χ² tails on the one-row-per-group results.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any
+from typing import Any, Unpack
 
 import numpy as np
 import polars as pl
 from scipy import stats
 
 from polaroc.compare._dist import chi2_sf
+from polaroc.compare._reading import (
+    binary_rows,
+    class_read,
+    pair_keys,
+    read_paired,
+    with_class_read,
+)
 from polaroc.compare.fold_table import check_alpha, decision, with_float_df
+from polaroc.core.args import validated
 from polaroc.core.guard import guarded, listing, problems
-from polaroc.core.inputs import FrameLike, LogColumns, as_lazy, as_names
-from polaroc.core.log import POSITIVE, SCORE, read_log, unique_rows
+from polaroc.core.inputs import FrameLike
+from polaroc.core.log import POSITIVE, SCORE, Log, LogNames, columns_of
 
 __all__ = ["cochran_q", "mcnemar_test"]
 
@@ -30,37 +38,42 @@ _ALTERNATIVES = ("two-sided", "greater", "less")
 _RIGHT, _NAN, _LABEL, _USABLE = "_pr_right", "_pr_nan", "_pr_label", "_pr_usable"
 
 
-def _group(log: FrameLike, by: str | Iterable[str] | None, columns: LogColumns) -> list[str]:
-    """The test's groups: ``by`` (``None``: the data set if the log has one), repeat first.
+def _read(
+    log: FrameLike,
+    by: str | Iterable[str] | None,
+    positive_class: Any,
+    columns: LogNames,
+    caller: str,
+) -> tuple[Log, list[str]]:
+    """The log read once and the test's groups: ``by`` (``None``: the data set), repeat first.
 
     Every repeat of a repeated cross-validation scores each sample once, so pooling
     repeats would count a sample several times: the tests run within each repeat.
     """
-    schema = as_lazy(log).collect_schema()
-    names = ([columns.dataset] if columns.dataset in schema else []) if by is None else as_names(by)
-    repeat = columns.repeat
-    return [repeat, *names] if repeat in schema and repeat not in names else names
+    names = columns_of(columns, caller=caller)
+    need = [names.model, names.fold, names.sample]
+    return read_paired(log, by=by, columns=names, need=need, positive_class=positive_class)
 
 
 def _right_or_wrong(
-    log: FrameLike, group: list[str], columns: LogColumns, threshold: float
-) -> tuple[pl.LazyFrame, list[str]]:
+    parsed: Log, group: list[str], threshold: float | pl.Expr, caller: str
+) -> tuple[pl.LazyFrame, list[str], pl.LazyFrame | None]:
     """One row per (group…, model, fold, sample): whether the model classified it right.
 
-    A sample's predicted class is the class of its highest score; a sample with one
-    score row (a binary log, or one holding only the positive class's rows) is
-    predicted to be that row's class iff ``score >= threshold``. It is right when the
-    predicted class is its label. A sample whose own class ties the top score counts
-    as wrong (the model did not single out the label), as does one whose own class has
-    no score row. Returns the rows and the sample keys (group…, dataset, fold, sample).
+    A binary log (no class column, one class's rows, or two classes' rows read through
+    the positive class: ``positive_class=`` or the larger class value of each data
+    set, as :meth:`polaroc.core.log.Log.binary`) predicts the positive class iff
+    ``score >= threshold``. A data set of more than two classes (without
+    ``positive_class``) predicts the class of a sample's highest score; a sample whose
+    own class ties the top score counts as wrong (the model did not single out the
+    label), as does one whose own class has no score row. It is right when the
+    predicted class is its label. Returns the rows, the sample keys (group…,
+    dataset, repeat, fold, sample) and the class read per group (the positive class
+    whose scores were thresholded; null where the argmax read every class).
     """
-    need = [columns.model, columns.fold, columns.sample]
-    parsed = read_log(log, by=group, columns=columns, need=need)
-    frame = parsed.frame.filter(unique_rows(parsed.schema, parsed.columns))
-    # sample ids are unique within a (dataset, model, repeat, fold): keep the data set in
-    # the key even when the test pools data sets
-    within = [columns.dataset] if columns.dataset in parsed.schema else []
-    keys = list(dict.fromkeys([*group, *within, columns.fold, columns.sample]))
+    columns = parsed.columns
+    frame = _read_rows(parsed, caller).cache()
+    keys = pair_keys(parsed, group)
     score, pos = pl.col(SCORE), pl.col(POSITIVE)
     per_sample = frame.group_by(*keys, columns.model).agg(
         _pr_rows=pl.len(),
@@ -82,7 +95,27 @@ def _right_or_wrong(
         .otherwise(own > other)
     )
     out = per_sample.select(*keys, columns.model, _LABEL, _NAN, _USABLE, right.alias(_RIGHT))
-    return out, keys
+    return out, keys, class_read(parsed, frame, group)
+
+
+def _read_rows(parsed: Log, caller: str) -> pl.LazyFrame:
+    """The rows the rule reads: the positive class's of a binary log, every class's else.
+
+    ``positive_class=`` keeps that class's rows (one class against the rest on a log
+    of more than two classes); without it a data set of at most two classes keeps its
+    larger class's rows (:meth:`polaroc.core.log.Log.binary`'s rule) and one of more
+    classes keeps them all, for the argmax. The keys are checked unique first.
+    """
+    if parsed.has_class and parsed.positive_class is not None:
+        return binary_rows(parsed, caller)
+    frame = parsed.unique()
+    if not parsed.has_class:
+        return frame
+    within = [parsed.columns.dataset] if parsed.has_dataset else []
+    class_ = pl.col(parsed.class_)
+    several = class_.n_unique().over(within) > 2 if within else class_.n_unique() > 2
+    top = class_.max().over(within) if within else class_.max()
+    return frame.filter(several | (class_ == top))
 
 
 def _pairing_problems(
@@ -107,15 +140,19 @@ def _pairing_problems(
 
 
 def _paired_rows(
-    log: FrameLike,
+    parsed: Log,
     models: list[Any] | None,
     group: list[str],
-    columns: LogColumns,
-    threshold: float,
+    threshold: float | pl.Expr,
     caller: str,
-) -> tuple[pl.LazyFrame, list[str]]:
-    """The right/wrong rows of ``models`` (``None``: all), checked to pair up sample by sample."""
-    rows, keys = _right_or_wrong(log, group, columns, threshold)
+) -> tuple[pl.LazyFrame, list[str], pl.LazyFrame | None]:
+    """The right/wrong rows of ``models`` (``None``: all), checked to pair up sample by sample.
+
+    Also the sample keys and the class read (see :func:`_right_or_wrong`).
+    """
+    columns = parsed.columns
+    rows, keys, classes = _right_or_wrong(parsed, group, threshold, caller)
+    log = parsed.original if parsed.original is not None else rows
     if models is not None:
         rows = rows.filter(pl.col(columns.model).is_in(models))
     rows = rows.cache()
@@ -125,7 +162,7 @@ def _paired_rows(
         f". Every model needs one score per ({columns.fold}, {columns.sample})"
         " (per class), with the same label."
     )
-    return guarded(log, rows, found, head, tail), keys
+    return guarded(log, rows, found, head, tail), keys, classes
 
 
 def _binom_p(k: np.ndarray, n: np.ndarray, alternative: str) -> np.ndarray:
@@ -150,6 +187,7 @@ def _exact_p(k: pl.Expr, n: pl.Expr, alternative: str) -> pl.Expr:
     return packed.map_batches(call, return_dtype=pl.Float64, is_elementwise=True)
 
 
+@validated
 def mcnemar_test(
     log: FrameLike,
     model_a: Any,
@@ -160,25 +198,21 @@ def mcnemar_test(
     alternative: str = "two-sided",
     alpha: float = 0.05,
     by: str | Iterable[str] | None = None,
-    model: str = "model",
-    fold: str = "fold",
-    class_: str = "class",
-    score: str = "score",
-    label: str = "label",
-    sample: str = "sample",
-    dataset: str = "dataset",
-    repeat: str = "repeat",
+    positive_class: Any = None,
+    **columns: Unpack[LogNames],
 ) -> pl.LazyFrame:
     """McNemar's test of equal accuracy of two models on the same test samples.
 
-    Each sample is classified right or wrong by each model: its predicted class is the
-    class of its highest score (a sample with a single score row — a binary log, or one
-    holding only the positive class's rows — is predicted that row's class iff
-    ``score >= threshold``), and it is right when that class is its label. A sample
-    whose own class *ties* the top score counts as wrong for that model (so its
+    Each sample is classified right or wrong by each model, and it is right when its
+    predicted class is its label. On a binary log — no class column, the positive
+    class's rows only, or both classes' rows read through the positive class
+    (``positive_class``, else the larger class value of each data set) — a sample is
+    predicted positive iff its positive-class ``score >= threshold``. On a log of
+    more than two classes the predicted class is the class of its highest score; a
+    sample whose own class *ties* the top score counts as wrong for that model (so its
     accuracy can be below :func:`polaroc.evaluate`'s 1 − ``error``, which counts such
-    a sample 1/k right). Of the n
-    paired samples, n_10 are right by a only and n_01 right by b only. Under
+    a sample 1/k right). Of the n paired samples, n_10 are right by a only and n_01
+    right by b only. Under
     H₀ (equal accuracy) n_10 ~ Binomial(n_10 + n_01, ½) (McNemar 1947; Dietterich
     1998, §3.1, for comparing classifiers trained once):
 
@@ -191,14 +225,15 @@ def mcnemar_test(
     ----------
     log
         Score log with ``model``, ``fold``, ``sample``, ``score``, ``label`` (and
-        ``class``). The two models' samples are paired on (``fold``, ``sample``), as
-        :func:`polaroc.delong_test` pairs them: sample ids need only be unique within a
-        fold, and a log with several folds gives one test over all its samples (each
-        sample is tested once, in its own fold).
+        ``class``). The two models' samples are paired on (``dataset``, ``repeat``,
+        ``fold``, ``sample``), as :func:`polaroc.delong_test` pairs them: sample ids
+        need only be unique within a fold, and a log with several folds gives one
+        test over all its samples (each sample is tested once, in its own fold).
     model_a, model_b
         Values of the ``model`` column to compare.
     threshold
-        Decision threshold for samples with a single score row.
+        Decision threshold on the positive class's score of a binary log (unused by
+        the argmax of a log of more than two classes).
     exact
         ``True``: the exact binomial test; ``False``: χ² with continuity correction;
         ``None`` (default): exact when n_10 + n_01 < 25, else χ² (per group). A
@@ -210,11 +245,19 @@ def mcnemar_test(
     alpha
         Level for ``reject``.
     by
-        Grouping; ``None`` (default) is the ``dataset`` column when the log has one,
-        else one test over the whole log; ``()`` one test. A log with a ``repeat``
-        column is tested within each repeat (the column is added to ``by``).
-    model, fold, class_, score, label, sample, dataset, repeat
-        Column names of the log.
+        Keyword-only grouping; ``None`` (default) is the ``dataset`` column when the
+        log has one, else one test over the whole log; ``()`` one test. A log with a
+        ``repeat`` column is tested within each repeat (the column is added to
+        ``by``).
+    positive_class
+        The class whose score is thresholded on a log with a ``class`` column;
+        ``None`` (default): the larger class value of a two-class data set. Given on
+        a log of more than two classes, it reads that class against the rest
+        (right: ``score >= threshold`` exactly when the label is that class).
+    **columns
+        Names of the log's columns, as keywords: ``model``, ``fold``, ``class_``,
+        ``score``, ``label``, ``sample``, ``dataset``, ``repeat`` (each defaults to its
+        own name).
 
     Returns
     -------
@@ -224,7 +267,9 @@ def mcnemar_test(
         ``statistic`` (χ², or for the exact test min(n_01, n_10) two-sided and n_10
         one-sided, as statsmodels), ``df`` (1 for χ², null for the exact test: the
         column is always there), ``p_value``, ``reject``, then ``n_01``, ``n_10``
-        (``Int64``), ``exact`` (which test ran), ``accuracy_a``, ``accuracy_b``.
+        (``Int64``), ``exact`` (which test ran), ``accuracy_a``, ``accuracy_b``,
+        and for a log with a class column the class whose scores were thresholded
+        (named as that column; null where the argmax read every class).
 
         * A sample with a null score or label in either model is left out.
         * A NaN score in a group makes its ``estimate``, ``statistic`` and
@@ -237,8 +282,10 @@ def mcnemar_test(
     ValueError
         Equal models, an unknown ``alternative``, ``exact=False`` with a one-sided
         ``alternative``, a missing column, and (for a ``DataFrame``; at collection for
-        a ``LazyFrame``) samples that do not pair up: a sample scored by one model
-        only, or labelled differently by the two.
+        a ``LazyFrame``) a repeated (dataset, model, repeat, fold, sample, class)
+        key, a label value with no score row for its class, samples that do not
+        pair up: a sample scored by one model only, or labelled differently by the
+        two.
 
     Examples
     --------
@@ -277,18 +324,10 @@ def mcnemar_test(
         )
         raise ValueError(msg)
     check_alpha(alpha)
-    columns = LogColumns().with_names(
-        model=model,
-        fold=fold,
-        class_=class_,
-        score=score,
-        label=label,
-        sample=sample,
-        dataset=dataset,
-        repeat=repeat,
-    )
-    group = _group(log, by, columns)
-    rows, keys = _paired_rows(log, [model_a, model_b], group, columns, threshold, "mcnemar_test")
+    parsed, group = _read(log, by, positive_class, columns, "mcnemar_test")
+    model = parsed.columns.model
+    pairs = _paired_rows(parsed, [model_a, model_b], group, threshold, "mcnemar_test")
+    rows, keys, classes = pairs
 
     def side(name: Any, suffix: str) -> pl.LazyFrame:
         picked = rows.filter(pl.col(model) == name)
@@ -308,9 +347,10 @@ def mcnemar_test(
         "_pr_nan": (pl.col(f"{_NAN}_a") | pl.col(f"{_NAN}_b")).any(),
     }
     table = both.group_by(group).agg(**counts) if group else both.select(**counts)
-    dtype = as_lazy(log).collect_schema()[model]
+    dtype = parsed.schema[model]
     names = (pl.lit(model_a, dtype), pl.lit(model_b, dtype))
-    return _mcnemar_columns(table, group, names, exact, alternative, alpha)
+    out = _mcnemar_columns(table, group, names, exact, alternative, alpha)
+    return with_class_read(out, classes, group)
 
 
 def _mcnemar_columns(
@@ -371,26 +411,22 @@ def _mcnemar_columns(
     return out.sort(group) if group else out
 
 
+@validated
 def cochran_q(
     log: FrameLike,
     models: Iterable[Any] | None = None,
     *,
     threshold: float = 0.5,
     by: str | Iterable[str] | None = None,
-    model: str = "model",
-    fold: str = "fold",
-    class_: str = "class",
-    score: str = "score",
-    label: str = "label",
-    sample: str = "sample",
-    dataset: str = "dataset",
-    repeat: str = "repeat",
+    positive_class: Any = None,
+    **columns: Unpack[LogNames],
 ) -> pl.LazyFrame:
     """Cochran's Q test that k models are equally accurate on the same test samples.
 
-    Each sample is right or wrong for each model (as in :func:`mcnemar_test`: the
-    argmax of its scores, ``score >= threshold`` for single-row samples, a tie at the
-    top counting as wrong). With x_ij = 1 when model j classifies sample i right, C_j
+    Each sample is right or wrong for each model (as in :func:`mcnemar_test`:
+    ``score >= threshold`` on the positive class's score of a binary log, the argmax
+    of its scores on a log of more than two classes, a tie at the top counting as
+    wrong). With x_ij = 1 when model j classifies sample i right, C_j
     the models' totals, R_i the samples' totals and N the grand total, Cochran (1950)
 
         Q = (k − 1)·(k·Σ C_j² − N²) / (k·N − Σ R_i²)
@@ -402,16 +438,22 @@ def cochran_q(
     Parameters
     ----------
     log
-        Score log, paired as in :func:`mcnemar_test`: every model needs one score (per
-        class) for every (``fold``, ``sample``), with the same label.
+        Score log, read and paired as in :func:`mcnemar_test`: every model needs one
+        score (per class) for every (``dataset``, ``repeat``, ``fold``, ``sample``),
+        with the same label.
     models
         The models to compare (at least two); ``None`` (default) every model of the log.
     threshold
-        Decision threshold for samples with a single score row.
+        Decision threshold on the positive class's score of a binary log.
     by
-        As :func:`mcnemar_test`: ``None`` is the ``dataset`` column when present.
-    model, fold, class_, score, label, sample, dataset, repeat
-        Column names of the log.
+        Keyword-only, as :func:`mcnemar_test`: ``None`` is the ``dataset`` column
+        when present.
+    positive_class
+        As for :func:`mcnemar_test`: the class whose score is thresholded.
+    **columns
+        Names of the log's columns, as keywords: ``model``, ``fold``, ``class_``,
+        ``score``, ``label``, ``sample``, ``dataset``, ``repeat`` (each defaults to its
+        own name).
 
     Returns
     -------
@@ -424,12 +466,15 @@ def cochran_q(
         * Every sample right for all models or wrong for all (the denominator is
           0): ``statistic`` and ``p_value`` null (statsmodels gives NaN).
 
+        A log with a class column adds the class read, as :func:`mcnemar_test`.
+
     Raises
     ------
     ValueError
         Fewer than two models, a requested model with no rows, a missing column,
-        and (for a ``DataFrame``; at collection for a ``LazyFrame``) samples that do
-        not pair up across the models.
+        and (for a ``DataFrame``; at collection for a ``LazyFrame``) the log's
+        problems :func:`mcnemar_test` names and samples that do not pair up across
+        the models.
 
     Examples
     --------
@@ -458,18 +503,9 @@ def cochran_q(
     if chosen is not None and len(chosen) < 2:
         msg = f"cochran_q compares at least two models, got models={chosen!r}"
         raise ValueError(msg)
-    columns = LogColumns().with_names(
-        model=model,
-        fold=fold,
-        class_=class_,
-        score=score,
-        label=label,
-        sample=sample,
-        dataset=dataset,
-        repeat=repeat,
-    )
-    group = _group(log, by, columns)
-    rows, keys = _paired_rows(log, chosen, group, columns, threshold, "cochran_q")
+    parsed, group = _read(log, by, positive_class, columns, "cochran_q")
+    model = parsed.columns.model
+    rows, keys, classes = _paired_rows(parsed, chosen, group, threshold, "cochran_q")
     usable = pl.col(_USABLE).all().over(keys)
     rows = rows.filter(usable)
     x = pl.col(_RIGHT).cast(pl.Int64)
@@ -508,4 +544,5 @@ def cochran_q(
         p_value=chi2_sf(pl.col("statistic"), pl.col("df")),
     )
     out = with_float_df(out)
-    return out.sort(group) if group else out
+    out = out.sort(group) if group else out
+    return with_class_read(out, classes, group)

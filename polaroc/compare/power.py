@@ -23,15 +23,16 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable
 from math import sqrt
-from typing import Any
+from typing import Any, Unpack
 
 import numpy as np
 import polars as pl
 from scipy import optimize, stats
 
-from polaroc.compare.delong import delong_test
-from polaroc.core.inputs import FrameLike, LogColumns, as_lazy, as_names
-from polaroc.core.log import POSITIVE, SCORE, read_log
+from polaroc.compare.delong import TwoModels, delong_table, two_models
+from polaroc.core.args import validated
+from polaroc.core.inputs import FrameLike
+from polaroc.core.log import POSITIVE, SCORE, LogNames
 from polaroc.metrics.curves import roc_curve
 from polaroc.metrics.smooth import binormal_fit
 
@@ -213,83 +214,40 @@ def power_auc(
 # ------------------------------------------------------------------ two curves
 
 
-def _pilot_counts(
-    log: FrameLike,
-    model_a: Any,
-    model_b: Any,
-    group: list[str],
-    positive_class: Any,
-    columns: LogColumns,
-) -> pl.LazyFrame:
-    """The pilot's cases and controls per group: samples scored by both models."""
-    need = [columns.model, columns.fold, columns.sample]
-    parsed = read_log(log, by=group, columns=columns, need=need)
-    frame = parsed.frame
-    if parsed.has_class and positive_class is not None:
-        frame = frame.filter(pl.col(columns.class_) == positive_class)
-    keys = list(dict.fromkeys([*group, columns.fold, columns.sample]))
-    usable = pl.col(SCORE).is_not_null() & pl.col(POSITIVE).is_not_null()
-
-    def side(name: Any) -> pl.LazyFrame:
-        return frame.filter((pl.col(columns.model) == name) & usable).select(*keys, POSITIVE)
-
-    both = side(model_a).join(side(model_b).select(keys), on=keys, how="inner")
-    counts = {
-        "_pr_cases": pl.col(POSITIVE).sum().cast(pl.Float64),
-        "_pr_controls": (~pl.col(POSITIVE)).sum().cast(pl.Float64),
-    }
-    return both.group_by(group).agg(**counts) if group else both.select(**counts)
-
-
-def _binormal_covariance(
-    log: FrameLike,
-    model_a: Any,
-    model_b: Any,
-    group: list[str],
-    positive_class: Any,
-    columns: LogColumns,
-) -> pl.LazyFrame:
+def _binormal_covariance(two: TwoModels) -> pl.LazyFrame:
     """Obuchowski & McClish (1997) per-case variances and covariance from binormal fits.
 
     As pROC's ``var``/``cov(method="obuchowski")``: each model's (A, B) are the
-    coefficients of its binormal smooth (:func:`polaroc.smooth_roc`), r₊ and r₋ the
-    Pearson correlations of the two models' scores over the cases and the controls.
+    coefficients of its binormal smooth (:func:`polaroc.smooth_roc`) on the paired
+    samples, r₊ and r₋ the Pearson correlations of the two models' scores over the
+    cases and the controls.
     """
-    names = columns
-    parsed = read_log(log, by=group, columns=names, need=[names.model, names.fold, names.sample])
-    frame, sub = parsed.frame, as_lazy(log).filter(pl.col(names.model).is_in([model_a, model_b]))
-    if parsed.has_class and positive_class is not None:
-        frame = frame.filter(pl.col(names.class_) == positive_class)
-        sub = sub.filter(pl.col(names.class_) == positive_class)
-    points = roc_curve(
-        sub,
-        by=[*group, names.model],
-        model=names.model,
-        fold=names.fold,
-        class_=names.class_,
-        score=names.score,
-        label=names.label,
+    group, rows = two.group, two.rows
+    side, s, y = "_pr_side", "_pr_s", "_pr_y"
+    stacked = pl.concat(
+        [
+            rows.select(
+                *group,
+                pl.lit(i, pl.Int8).alias(side),
+                pl.col(c).alias(s),
+                pl.col(POSITIVE).alias(y),
+            )
+            for i, c in enumerate((SCORE, f"{SCORE}_b"))
+        ]
     )
-    curve_keys = [*group, names.model]
+    points = roc_curve(stacked, by=[*group, side], score=s, label=y)
     fit = binormal_fit(pl.col("fpr"), pl.col("tpr"))
-    fits = points.group_by(curve_keys).agg(a=fit["a"], b=fit["b"])
-    keys = list(dict.fromkeys([*group, names.fold, names.sample]))
-
-    def side(name: Any, suffix: str) -> pl.LazyFrame:
-        rows = frame.filter(pl.col(names.model) == name)
-        return rows.select(*keys, POSITIVE, pl.col(SCORE).alias(f"_pr_s{suffix}"))
-
-    both = side(model_a, "a").join(side(model_b, "b").drop(POSITIVE), on=keys, how="inner")
-    sa, sb, pos = pl.col("_pr_sa"), pl.col("_pr_sb"), pl.col(POSITIVE)
+    fits = points.group_by([*group, side]).agg(a=fit["a"], b=fit["b"])
+    sa, sb, pos = pl.col(SCORE), pl.col(f"{SCORE}_b"), pl.col(POSITIVE)
     corr = {
         "_pr_ra": pl.corr(sa.filter(pos), sb.filter(pos)),
         "_pr_rn": pl.corr(sa.filter(~pos), sb.filter(~pos)),
     }
-    corrs = both.group_by(group).agg(**corr) if group else both.select(**corr)
-    fit_a = fits.filter(pl.col(names.model) == model_a).select(*group, A1="a", B1="b")
-    fit_b = fits.filter(pl.col(names.model) == model_b).select(*group, A2="a", B2="b")
+    corrs = rows.group_by(group).agg(**corr) if group else rows.select(**corr)
+    fit_a = fits.filter(pl.col(side) == 0).select(*group, A1="a", B1="b")
+    fit_b = fits.filter(pl.col(side) == 1).select(*group, A2="a", B2="b")
     if group:
-        return corrs.join(fit_a, on=group).join(fit_b, on=group)
+        return corrs.join(fit_a, on=group, nulls_equal=True).join(fit_b, on=group, nulls_equal=True)
     return corrs.join(fit_a, how="cross").join(fit_b, how="cross")
 
 
@@ -321,6 +279,12 @@ def _cov_params(
     )
 
 
+@validated(
+    own={
+        "alpha": "None computes the significance level (pROC's power.roc.test)",
+        "alternative": "'two-sided' or 'one-sided': the power of a one-sided test",
+    }
+)
 def power_auc_test(
     log: FrameLike,
     model_a: Any,
@@ -332,15 +296,9 @@ def power_auc_test(
     kappa: float | None = None,
     alternative: str = "two-sided",
     method: str = "delong",
-    by: str | Iterable[str] | None = (),
+    by: str | Iterable[str] | None = None,
     positive_class: Any = None,
-    model: str = "model",
-    fold: str = "fold",
-    class_: str = "class",
-    score: str = "score",
-    label: str = "label",
-    sample: str = "sample",
-    repeat: str = "repeat",
+    **columns: Unpack[LogNames],
 ) -> pl.LazyFrame:
     """Power or sample size of a paired comparison of two AUCs, from a pilot log.
 
@@ -361,8 +319,10 @@ def power_auc_test(
     Parameters
     ----------
     log
-        Pilot score log, paired as :func:`polaroc.delong_test` pairs it: both models
-        scored the same samples, (``fold``, ``sample``) each.
+        Pilot score log, read and paired as :func:`polaroc.delong_test` reads it:
+        both models scored the same samples, one row per (``dataset``, ``repeat``,
+        ``fold``, ``sample``) each, and a two-class log is read through its
+        positive class.
     model_a, model_b
         Values of the ``model`` column.
     alpha
@@ -379,27 +339,34 @@ def power_auc_test(
     method
         ``"delong"`` (default, as pROC) or ``"obuchowski"`` (binormal).
     by
-        Grouping as :func:`polaroc.delong_test`: ``()`` (default) one pilot over all
-        folds; a log with a ``repeat`` column is taken within each repeat.
+        Keyword-only grouping as :func:`polaroc.delong_test`: ``None`` (default) one
+        pilot per data set (``dataset``) when the log has that column, else one over
+        all folds; ``()`` one pilot; a log with a ``repeat`` column is taken within
+        each repeat.
     positive_class
-        For a log with a ``class`` column: the class whose score rows are used.
-    model, fold, class_, score, label, sample, repeat
-        Column names of the log.
+        For a log with a ``class`` column: the class whose score rows are used;
+        ``None`` reads a two-class log through its larger class value, as
+        :func:`polaroc.delong_test`.
+    **columns
+        Names of the log's columns, as keywords: ``model``, ``fold``, ``class_``,
+        ``score``, ``label``, ``sample``, ``dataset``, ``repeat`` (each defaults to its
+        own name).
 
     Returns
     -------
     pl.LazyFrame
         One row per group: by…, ``model_a``, ``model_b``, ``auc_a``, ``auc_b``,
-        ``n_cases``, ``n_controls``, ``alpha``, ``power``. Groups whose pilot gives
-        no variance (fewer than two cases or controls) have null results; a NaN score
-        makes them NaN.
+        ``n_cases``, ``n_controls``, ``alpha``, ``power``, and for a log with a
+        class column the class read (as :func:`polaroc.delong_test`). Groups whose
+        pilot gives no variance (fewer than two cases or controls) have null
+        results; a NaN score makes them NaN.
 
     Raises
     ------
     ValueError
         Not exactly one unknown, ``n_cases`` given with both ``power`` and ``alpha``,
         a probability outside [0, 1], an unknown ``alternative`` or ``method``, and
-        the log errors of :func:`polaroc.delong_test`.
+        the log errors of :func:`polaroc.delong_test` (naming ``power_auc_test``).
 
     Examples
     --------
@@ -440,33 +407,26 @@ def power_auc_test(
     if power is None and alpha is None:
         msg = "power_auc_test computes one of power, alpha and n_cases; give the other two"
         raise ValueError(msg)
-    columns = LogColumns().with_names(
-        model=model, fold=fold, class_=class_, score=score, label=label, sample=sample
-    )
-    names = as_names(by)
-    schema = as_lazy(log).collect_schema()
-    group = [repeat, *names] if repeat in schema and repeat not in names else names
-    pilot = delong_test(
-        log,
-        model_a,
-        model_b,
-        by=by,
-        positive_class=positive_class,
-        model=model,
-        fold=fold,
-        class_=class_,
-        score=score,
-        label=label,
-        sample=sample,
-        repeat=repeat,
-    ).select(*group, "auc_a", "auc_b", "var_a", "var_b", "cov")
-    counts = _pilot_counts(log, model_a, model_b, group, positive_class, columns)
-    table = pilot.join(counts, on=group) if group else pilot.join(counts, how="cross")
+    two = two_models(
+        log, model_a, model_b, by=by, paired=True, positive_class=positive_class,
+        caller="power_auc_test", names=columns,
+    )  # fmt: skip
+    group = two.group
+    # the pilot's cases and controls: the samples both models scored, as DeLong's counts
+    table = delong_table(two, model_a, model_b).select(
+        *group, "auc_a", "auc_b", "var_a", "var_b", "cov",
+        _pr_cases=pl.col("n_pos").cast(pl.Float64),
+        _pr_controls=pl.col("n_neg").cast(pl.Float64),
+    )  # fmt: skip
     cases, controls = pl.col("_pr_cases"), pl.col("_pr_controls")
     ratio = controls / cases
     if method == "obuchowski":
-        params = _binormal_covariance(log, model_a, model_b, group, positive_class, columns)
-        table = table.join(params, on=group) if group else table.join(params, how="cross")
+        params = _binormal_covariance(two)
+        table = (
+            table.join(params, on=group, nulls_equal=True, maintain_order="left")
+            if group
+            else table.join(params, how="cross")
+        )
         a1, b1, a2, b2 = (pl.col(c) for c in ("A1", "B1", "A2", "B2"))
         ra, rn = pl.col("_pr_ra"), pl.col("_pr_rn")
         table = table.with_columns(
@@ -495,7 +455,7 @@ def power_auc_test(
         assert power is not None
         z = ((n * delta**2).sqrt() - _z(power) * va.sqrt()) / v0.sqrt()
         out_alpha, out_power = _normal_cdf(-z) / tail, pl.lit(power, pl.Float64)
-    dtype = schema[model]
+    dtype = two.dtype
     out = table.select(
         *group,
         model_a=pl.lit(model_a, dtype),
@@ -507,7 +467,7 @@ def power_auc_test(
         alpha=out_alpha,
         power=out_power,
     )
-    return out.sort(group) if group else out
+    return two.finish(out.sort(group) if group else out)
 
 
 def _z(p: float) -> float:

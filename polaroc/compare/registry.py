@@ -19,6 +19,7 @@ from typing import Any, Literal
 import polars as pl
 
 from polaroc.compare.fold_table import ADJUSTMENTS, Adjust, Alternative
+from polaroc.core.log import COLUMN_KEYWORDS
 
 __all__ = [
     "ADJUSTMENTS",
@@ -93,7 +94,9 @@ def _entry(
 
 
 _FREQUENTIST = ("alpha", "adjust")
-_LOG = ("by", "model", "fold", "class_", "score", "label", "sample", "repeat")
+_LOG = ("by", *COLUMN_KEYWORDS, "positive_class")
+"""What every test that reads a log takes: ``by``, the log's column keywords (model, fold,
+class_, score, label, sample, dataset, repeat) and the positive class of a two-class log."""
 
 REGISTRY: Mapping[str, Comparison] = {
     c.name: c
@@ -123,28 +126,28 @@ REGISTRY: Mapping[str, Comparison] = {
             "delong_test",
             "pairwise",
             "log",
-            (*_LOG, *_FREQUENTIST, "alternative", "paired", "level", "positive_class"),
+            (*_LOG, *_FREQUENTIST, "alternative", "paired", "level"),
         ),
         _entry(
             "bootstrap_test",
             "pairwise",
             "log",
-            (*_LOG, *_FREQUENTIST, "alternative", "paired", "n_boot", "seed", "positive_class"),
+            (*_LOG, *_FREQUENTIST, "alternative", "paired", "n_boot", "seed"),
         ),
         _entry(
             "venkatraman_test",
             "pairwise",
             "log",
-            (*_LOG, *_FREQUENTIST, "paired", "n_perm", "seed", "positive_class"),
+            (*_LOG, *_FREQUENTIST, "paired", "n_perm", "seed"),
         ),
         _entry(
             "mcnemar_test",
             "pairwise",
             "log",
-            (*_LOG, "dataset", "alpha", "alternative", "threshold", "exact"),
+            (*_LOG, "alpha", "alternative", "threshold", "exact"),
         ),
-        _entry("delong_omnibus", "k-model", "log", (*_LOG, "models", "positive_class")),
-        _entry("cochran_q", "k-model", "log", (*_LOG, "dataset", "models", "threshold")),
+        _entry("delong_omnibus", "k-model", "log", (*_LOG, "models")),
+        _entry("cochran_q", "k-model", "log", (*_LOG, "models", "threshold")),
     )
 }
 """Every comparison table, by name; the tests that read the log (DeLong's, the

@@ -10,14 +10,16 @@ t test over the rounds.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any, Literal
+from typing import Any, Literal, Unpack
 
 import polars as pl
 
-from polaroc.compare.fold_table import design_listings, resolve_by
-from polaroc.core.guard import guarded, listing, one_class_rows, problems
-from polaroc.core.inputs import FrameLike, LogColumns, as_lazy
-from polaroc.core.log import POSITIVE, SCORE, read_log
+from polaroc.compare._reading import binary_rows, class_read, read_paired, with_class_read
+from polaroc.compare.fold_table import design_listings
+from polaroc.core.args import validated
+from polaroc.core.guard import guarded, listing, problems
+from polaroc.core.inputs import FrameLike
+from polaroc.core.log import POSITIVE, SCORE, LogNames, columns_of
 from polaroc.metrics.binary import auc
 from polaroc.metrics.scored import sauc
 
@@ -50,6 +52,7 @@ def _choice(rule: str, model: str, ties: str) -> dict[str, pl.Expr]:
     }
 
 
+@validated
 def select_models(
     log: FrameLike,
     *,
@@ -59,12 +62,7 @@ def select_models(
     test: Any = "test",
     positive_class: Any = None,
     ties: Literal["mean", "first"] = "mean",
-    model: str = "model",
-    fold: str = "fold",
-    class_: str = "class",
-    score: str = "score",
-    label: str = "label",
-    dataset: str = "dataset",
+    **columns: Unpack[LogNames],
 ) -> pl.LazyFrame:
     """Per fold, the model chosen by validation AUC and by validation sAUC, and their test AUC.
 
@@ -79,27 +77,32 @@ def select_models(
     Parameters
     ----------
     log
-        Binary score log with ``model``, ``fold``, ``split``, ``score`` and ``label``
-        columns (and ``class``, see ``positive_class``). For repeated splits, make
-        ``fold`` identify the round (e.g. ``repeat * 10 + fold``) or put the repeat in
-        ``by``.
+        Score log with ``model``, ``fold``, ``split``, ``score`` and ``label``
+        columns (and ``class``, see ``positive_class``; ``dataset``, ``repeat`` and
+        ``sample`` where it has them). A round is a (``repeat``, ``fold``).
     by
-        Groups kept apart, e.g. data sets; ``None`` (default) means ``"dataset"`` when
-        the log has that column.
+        Keyword-only groups kept apart; ``None`` (default) means ``"dataset"`` when
+        the log has that column, ``()`` none. A log with a ``repeat`` column is always
+        read within each repeat (the column is added first to ``by``): every repeat
+        is its own round of each fold.
     split, validation, test
         The column naming each row's part, and its values for the two parts (other
         values, e.g. training rows, are ignored).
     positive_class
         For a log with a ``class`` column: the class whose score rows are used.
-        ``None`` requires a single class.
+        ``None`` (default): a two-class log is read through its larger class value
+        (of each data set), stated in the output; a log of more than two classes
+        needs it.
     ties
         Several models often share the best validation AUC on small validation parts
         (Wu & Flach's setting), and breaking such ties by name would favour one model.
         ``"mean"`` (default) reports the mean test AUC of the tied models — the
         expected result of choosing among them at random; ``"first"`` takes the
         smallest model id.
-    model, fold, class_, score, label, dataset
-        Column names of the log.
+    **columns
+        Names of the log's columns, as keywords: ``model``, ``fold``, ``class_``,
+        ``score``, ``label``, ``sample``, ``dataset``, ``repeat`` (each defaults to its
+        own name).
 
     Returns
     -------
@@ -107,7 +110,8 @@ def select_models(
         Two rows per (by…, fold), sorted: by…, ``fold``, ``rule`` ("auc" or "sauc"),
         ``model`` (the chosen one; the smallest id among tied models), ``n_tied``
         (models sharing the best validation value), ``validation_value`` (that best
-        AUC or sAUC), ``test_auc`` (see ``ties``).
+        AUC or sAUC), ``test_auc`` (see ``ties``), and for a log with a class
+        column the class read (named as that column).
 
         * Models whose validation value is null (no positives or negatives) are not
           candidates; if none is left, ``model`` and ``test_auc`` are null.
@@ -117,9 +121,11 @@ def select_models(
     ------
     ValueError
         Missing columns; and for a ``DataFrame`` input a model lacking a validation
-        or test part in a fold, no rows with the ``validation`` or ``test`` value, or
-        several classes without ``positive_class`` (for a ``LazyFrame``: at
-        collection, as ``polars.exceptions.ComputeError``).
+        or test part in a fold, no rows with the ``validation`` or ``test`` value, a
+        repeated (dataset, model, repeat, fold, sample, class) key, a label value with
+        no score row for its class, or more than two classes without
+        ``positive_class`` (for a ``LazyFrame``: at collection, as
+        ``polars.exceptions.ComputeError``).
     TypeError
         Wrong dtypes (see the log contract).
 
@@ -154,19 +160,15 @@ def select_models(
     In fold 0, models ``a`` and ``b`` tie on validation AUC; the AUC rule's test
     AUC is the mean of theirs.
     """
-    columns = LogColumns().with_names(
-        model=model, fold=fold, class_=class_, score=score, label=label, dataset=dataset
+    if ties not in ("mean", "first"):
+        msg = f"ties must be 'mean' or 'first', got {ties!r}"
+        raise ValueError(msg)
+    names = columns_of(columns, caller="select_models")
+    model, fold = names.model, names.fold
+    parsed, group = read_paired(
+        log, by=by, columns=names, need=[fold, model, split], positive_class=positive_class
     )
-    group = resolve_by(as_lazy(log).collect_schema(), by, dataset)
-    parsed = read_log(log, by=[*group, fold, model, split], columns=columns)
-    frame = one_class_rows(
-        log,
-        parsed.frame,
-        has_class=parsed.has_class,
-        class_=class_,
-        positive_class=positive_class,
-        caller="select_models",
-    )
+    frame = binary_rows(parsed, "select_models")
     frame = frame.filter(pl.col(split).is_in([validation, test])).cache()
     found = []
     for part in (validation, test):
@@ -184,12 +186,10 @@ def select_models(
     tail = f". Every {model} needs rows of both parts ({split} values) in every {fold}."
     values = guarded(log, values, problems(found), head, tail).cache()
 
-    if ties not in ("mean", "first"):
-        msg = f"ties must be 'mean' or 'first', got {ties!r}"
-        raise ValueError(msg)
     on_test = values.filter(pl.col(split) == test).select(*unit, model, test_auc="auc")
     candidates = values.filter(pl.col(split) == validation).join(
         on_test, on=[*unit, model], how="left", nulls_equal=False
     )
     chosen = [candidates.group_by(unit).agg(**_choice(rule, model, ties)) for rule in RULES]
-    return pl.concat(chosen).sort([*unit, "rule"])
+    out = pl.concat(chosen).sort([*unit, "rule"])
+    return with_class_read(out, class_read(parsed, frame, group), group)

@@ -21,7 +21,7 @@ import numbers
 import operator
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any, ParamSpec, TypeVar
+from typing import Any, ParamSpec, TypeVar, overload
 
 import polars as pl
 
@@ -168,8 +168,8 @@ VOCABULARY: Mapping[str, Argument] = {
         Argument("n_bins", _integer(1, "a number of bins"), _MISSING, "bins of a score range"),
         Argument("k", _integer(1, "a number of top classes"), _MISSING, "top-k accuracy's k"),
         Argument("n", _integer(2, "a number of curve points"), 512, "points of a smoothed curve"),
-        Argument("n_boot", _integer(1, "a number of replicates"), 2000, "bootstrap replicates"),
-        Argument("n_perm", _integer(1, "a number of permutations"), 2000, "permutations"),
+        Argument("n_boot", _integer(2, "a number of replicates"), 2000, "bootstrap replicates"),
+        Argument("n_perm", _integer(2, "a number of permutations"), 2000, "permutations"),
         Argument("n_samples", _integer(1, "a number of draws"), 50_000, "posterior draws"),
         Argument("seed", _seed, None, "seed of the random draws; None = fresh randomness"),
         Argument("alpha", _open_unit("a significance level", "e.g. 0.05"), 0.05, "test level"),
@@ -198,18 +198,38 @@ def check(name: str, value: object) -> Any:
     return VOCABULARY[name].check(name, value)
 
 
-def validated(function: Callable[P, R]) -> Callable[P, R]:
+@overload
+def validated(function: Callable[P, R]) -> Callable[P, R]: ...
+
+
+@overload
+def validated(
+    function: None = None, *, own: Mapping[str, str]
+) -> Callable[[Callable[P, R]], Callable[P, R]]: ...
+
+
+def validated(
+    function: Callable[P, R] | None = None, *, own: Mapping[str, str] | None = None
+) -> Any:
     """Wrap a public function so that every declared argument it takes is checked.
 
     The arguments are bound to the signature, each one named in :data:`VOCABULARY` is
     replaced by its checked value (a wrong one raises the declaration's message), and
     the function runs on those. Arguments the vocabulary does not declare pass as they
-    are.
+    are. ``own`` names the arguments a function means otherwise than the vocabulary
+    (``power_auc_test``'s ``alpha=None`` computes the level, as pROC's
+    ``power.roc.test``), each with the reason; the function checks those itself. Use
+    as ``@validated`` or ``@validated(own={...})``.
     """
+    if function is None:
+        return lambda f: _wrap(f, own or {})
+    return _wrap(function, own or {})
+
+
+def _wrap(function: Callable[P, R], own: Mapping[str, str]) -> Callable[P, R]:
     signature = inspect.signature(function)
-    declared = [name for name in signature.parameters if name in VOCABULARY]
-    if not declared:
-        return function
+    exempt = dict(own)
+    declared = [name for name in signature.parameters if name in VOCABULARY and name not in exempt]
 
     @functools.wraps(function)
     def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
@@ -220,4 +240,5 @@ def validated(function: Callable[P, R]) -> Callable[P, R]:
         return function(*bound.args, **bound.kwargs)
 
     wrapper.__validated__ = True  # type: ignore[attr-defined]
+    wrapper.__own_arguments__ = exempt  # type: ignore[attr-defined]
     return wrapper

@@ -25,7 +25,7 @@ from collections.abc import Iterable, Mapping, Sequence
 import polars as pl
 
 from polaroc.core.counts import average_precision_of, precision_term
-from polaroc.core.inputs import NAN, FrameLike, LogColumns, fail_if
+from polaroc.core.inputs import NAN, ColumnLike, FrameLike, LogColumns, fail_if
 from polaroc.core.log import (
     Log,
     first_keys,
@@ -60,7 +60,7 @@ def read_classes(
     by: str | Iterable[str] | None,
     columns: LogColumns,
     need: tuple[str, ...] = (),
-    weight: str | None = None,
+    weight: ColumnLike | None = None,
     check_labels: bool = True,
 ) -> tuple[Log, pl.LazyFrame]:
     """Validate ``log`` and return it with comparable ``_pr_class``/``_pr_label`` columns.

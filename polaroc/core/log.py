@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal, TypedDict
+from typing import Any, Literal, TypedDict, Unpack
 
 import polars as pl
 
@@ -209,14 +209,24 @@ class Log:
         return "positive class: the larger class value"
 
     def unique(self, frame: pl.LazyFrame | None = None) -> pl.LazyFrame:
-        """``frame`` (default: the log's) with the unique-key check in its plan.
+        """``frame`` (default: the log's), its keys checked unique.
 
         A (dataset, model, repeat, fold, sample, class) key holding two rows raises a
-        ``ValueError`` naming the first repeated keys; a log without a sample column has
-        no keys to check.
+        ``ValueError`` naming the first repeated keys (at once for a ``DataFrame``, when
+        collected for a ``LazyFrame``); a log without a sample column has no keys to
+        check. The repeated keys come from one group-by and only they are quoted: a
+        window and a string per row (:func:`unique_rows`) cost several times more.
         """
         rows = self.frame if frame is None else frame
-        return rows.filter(unique_rows(self.schema, self.columns))
+        if not self.has_sample:
+            return rows
+        names = [*self.keys, *([self.class_] if self.has_class else [])]
+        counts = rows.group_by(names).agg(pl.len().alias("_pr_rows"))
+        repeated = counts.filter(pl.col("_pr_rows") > 1).select(names)
+        message = repeated_key_message(names, first_keys(names))
+        problem = pl.when(pl.len() > 0).then(message).otherwise(pl.lit("")).alias("problem")
+        original = self.original if self.original is not None else rows
+        return guarded(original, rows, repeated.select(problem), "", "")
 
     def with_classes(self, frame: pl.LazyFrame | None = None) -> pl.LazyFrame:
         """``frame`` with comparable ``_pr_class`` and ``_pr_label`` columns.
@@ -443,6 +453,7 @@ def read_log(
     weight: ColumnLike | None = None,
     positive_class: Any = None,
     check_labels: bool = True,
+    **names: Unpack[LogNames],
 ) -> Log:
     """Read ``log`` once: check it and add the internal score and positive columns.
 
@@ -457,6 +468,9 @@ def read_log(
         ``"model"``, ``"dataset"`` or ``"log"``.
     columns
         The log's column names (defaults: the contract's); see :func:`columns_of`.
+    **names
+        Or the names as a public function receives them (its ``**columns``):
+        ``model=``, ``fold=``, …, checked by :func:`columns_of`.
     need
         Extra columns the caller requires (e.g. ``columns.sample``).
     weight
@@ -481,7 +495,7 @@ def read_log(
         The score is not numeric, the class and label cannot be compared, or a log
         without a class column has a label that is not a Boolean or 0/1 indicator.
     """
-    cols = columns or LogColumns()
+    cols = columns_of(names) if columns is None else columns
     frame = as_lazy(log)
     schema = frame.collect_schema()
     group = design_by(schema, cols, unit) if by is None else as_names(by)

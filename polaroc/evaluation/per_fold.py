@@ -23,10 +23,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
-from typing import Any, Literal
+from typing import Any, Literal, Unpack
 
 import polars as pl
 
+from polaroc.core.args import validated
 from polaroc.core.batches import AUTO, MaxRows, bounded_plan, check_max_rows
 from polaroc.core.blocks import (
     CLASS,
@@ -48,8 +49,8 @@ from polaroc.core.blocks import (
     within_keys,
 )
 from polaroc.core.counts import hanley_mcneil_se, heavily_tied
-from polaroc.core.inputs import NAN, FrameLike, LogColumns, as_lazy, as_names
-from polaroc.core.log import default_by, usable_weight
+from polaroc.core.inputs import NAN, ColumnLike, FrameLike, LogColumns, as_lazy, as_names
+from polaroc.core.log import LogNames, columns_of, default_by, usable_weight
 from polaroc.core.names import LABEL, SCORE, WEIGHT
 from polaroc.metrics.scoring import brier_loss, log_loss_terms, not_probability
 
@@ -172,7 +173,7 @@ class EvaluateOptions:
 
     columns: LogColumns = field(default_factory=LogColumns)
     threshold: float = 0.5
-    weight: str | None = None
+    weight: ColumnLike | None = None
     collapse_ties: bool | None = None
     by: tuple[str, ...] | None = None
 
@@ -182,13 +183,13 @@ class EvaluateOptions:
         *,
         by: str | Iterable[str] | None = None,
         threshold: float = 0.5,
-        weight: str | None = None,
+        weight: ColumnLike | None = None,
         collapse_ties: bool | None = None,
-        **names: str,
+        **names: Unpack[LogNames],
     ) -> EvaluateOptions:
         """The options from :func:`evaluate`'s keyword arguments (``names``: the columns)."""
         keys = None if by is None else tuple(as_names(by))
-        return cls(LogColumns().with_names(**names), threshold, weight, collapse_ties, keys)
+        return cls(columns_of(names), threshold, weight, collapse_ties, keys)
 
     def grouped(self, by: Iterable[str]) -> EvaluateOptions:
         """The same options grouped by ``by``."""
@@ -226,22 +227,16 @@ def _bounded(log: FrameLike, max_rows: MaxRows, options: EvaluateOptions) -> pl.
 # ------------------------------------------------------------------ public API
 
 
+@validated
 def evaluate(
     log: FrameLike,
     *,
     by: str | Iterable[str] | None = None,
     threshold: float = 0.5,
-    model: str = "model",
-    fold: str = "fold",
-    class_: str = "class",
-    score: str = "score",
-    label: str = "label",
-    sample: str = "sample",
-    dataset: str = "dataset",
-    repeat: str = "repeat",
     collapse_ties: bool | None = None,
-    weight: str | None = None,
+    weight: ColumnLike | None = None,
     max_rows: int | Literal["auto"] | None = "auto",
+    **columns: Unpack[LogNames],
 ) -> pl.LazyFrame:
     """The per-fold table: n, M (the AUC), sAUC, error and the AUC's standard errors.
 
@@ -307,9 +302,6 @@ def evaluate(
         the log has (``model`` and ``fold`` always); ``by=()`` is one group.
     threshold
         Decision threshold (a number) for the error of single-row samples.
-    model, fold, class_, score, label, sample, dataset, repeat
-        The log's column names (``class``, ``sample``, ``dataset`` and ``repeat``
-        are optional under their default names; a name given here must exist).
     collapse_ties
         Count the rows of each distinct (group, class, score, label) first and order
         the counts instead of the rows: much faster when scores are heavily tied
@@ -319,8 +311,8 @@ def evaluate(
         distinct, with at least 32 rows per distinct value) and never collapses a
         ``LazyFrame`` (whose data is not read here).
     weight
-        Name of a case-weight column (finite, ``>= 0``); default none. The log's
-        ``weight`` column is used only when named here. ``auc``, ``sauc`` and
+        Case weights, a column name or an expression (finite, ``>= 0``); default none.
+        The log's ``weight`` column is used only when named here. ``auc``, ``sauc`` and
         ``average_precision`` then weight each (positive, negative) pair — or, for M,
         each (label-i, label-j) pair — by w·w' (see :func:`polaroc.auc` and
         :func:`polaroc.pairwise_auc`), and ``error`` is the weighted share of
@@ -355,6 +347,11 @@ def evaluate(
         (80 MB) stays within 1.5× the log's size and half the free memory. A log of
         ``b`` rows or fewer runs as one query, unfiltered. ``None``: always one
         query over the whole log. A number (NumPy integers too): that many rows a batch.
+    **columns
+        Names of the log's columns, as keywords: ``model``, ``fold``, ``class_``,
+        ``score``, ``label``, ``sample``, ``dataset``, ``repeat`` (each defaults to its
+        own name; ``class``, ``sample``, ``dataset`` and ``repeat`` are optional under
+        their default names, and a name given here must exist).
 
     Returns
     -------
@@ -402,16 +399,15 @@ def evaluate(
     [2, 2]
     """
     options = EvaluateOptions.of(
-        by=by, threshold=threshold, weight=weight, collapse_ties=collapse_ties, model=model,
-        fold=fold, class_=class_, score=score, label=label, sample=sample, dataset=dataset,
-        repeat=repeat,
-    )  # fmt: skip
+        by=by, threshold=threshold, weight=weight, collapse_ties=collapse_ties, **columns
+    )
     batched = _bounded(log, check_max_rows(max_rows), options)
     if batched is not None:
         return batched
-    columns = options.columns
+    names = options.columns
+    score, sample = names.score, names.sample
     # labels are checked from the ordering's own sums (no second read of the log)
-    parsed, frame = read_classes(log, by=by, columns=columns, weight=weight, check_labels=False)
+    parsed, frame = read_classes(log, by=by, columns=names, weight=weight, check_labels=False)
     weighted = weight is not None
     by_ = parsed.groups
     collapse = _heavily_tied(log, score) if collapse_ties is None else collapse_ties
@@ -419,7 +415,7 @@ def evaluate(
     # per-sample pass counts them (and gives the same n and error for one-row samples)
     per_sample = parsed.has(sample) and (parsed.has_class or collapse)
     frame = frame.cache()  # read once: the ordering, the per-sample pass, the scoring rules
-    flagged = frame.with_columns(row_flags(columns, parsed.has_class, threshold, weighted=weighted))
+    flagged = frame.with_columns(row_flags(names, parsed.has_class, threshold, weighted=weighted))
     # repeated keys are flagged in the ordering's own per-block aggregation, or when
     # collapsing (whose extras must be sums) in the per-sample aggregation
     within = within_keys(parsed, by_)
@@ -433,7 +429,7 @@ def evaluate(
     if per_sample:
         c1 = c1_table(
             frame.filter(USABLE), by_, sample, threshold, within, weighted=weighted,
-            weight_name=str(weight), check=not keyed,
+            weight_name=parsed.weight or "weight", check=not keyed,
         )  # fmt: skip
         counts = counts.drop("n", "c1").join(c1, on=by_, how="left", nulls_equal=True)
     rules = _probability_scores(flagged, by_, weighted=weighted, has_class=parsed.has_class)

@@ -23,13 +23,16 @@ Memory and time grow with ``n_boot`` × the log's rows: the resampled log is
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
+from typing import Unpack
 
 import polars as pl
 
-from polaroc.core.inputs import FrameLike, LogColumns, as_int, as_lazy
-from polaroc.core.log import read_log, unique_rows
+from polaroc.core.args import validated
+from polaroc.core.inputs import FrameLike, as_int, as_lazy
+from polaroc.core.log import LogNames, columns_of, read_log, unique_rows
 from polaroc.core.names import REPLICATE
 from polaroc.evaluation.per_fold import evaluate
+from polaroc.metrics.draws import seed_of
 
 __all__ = ["bootstrap"]
 
@@ -42,13 +45,10 @@ _TOTAL = "_pr_total"
 Statistic = Callable[[pl.LazyFrame, list[str]], pl.LazyFrame]
 
 
-def _check_arguments(n_boot: int, seed: int, alpha: float) -> tuple[int, int]:
+def _check_arguments(n_boot: int, seed: int | None) -> tuple[int, int]:
+    """``n_boot`` (at least 2 replicates) and the seed of the draws (``None``: a fresh one)."""
     n_boot = as_int(n_boot, argument="n_boot", minimum=2, what="a number of replicates")
-    seed = as_int(seed, argument="seed", minimum=0, what="an integer")
-    if not 0.0 < alpha < 1.0:
-        msg = f"alpha must be in (0, 1), e.g. 0.05 for 95% intervals; got {alpha!r}"
-        raise ValueError(msg)
-    return n_boot, seed
+    return n_boot, seed_of(seed)
 
 
 def resample(
@@ -119,23 +119,18 @@ def _long(
     )
 
 
+@validated
 def bootstrap(
     log: FrameLike,
     *,
     by: str | Iterable[str] | None = None,
     metrics: str | Sequence[str] = ("auc",),
     statistic: Statistic | None = None,
-    n_boot: int = 1000,
-    seed: int = 0,
+    n_boot: int = 2000,
+    seed: int | None = None,
     alpha: float = 0.05,
     threshold: float = 0.5,
-    model: str = "model",
-    fold: str = "fold",
-    class_: str = "class",
-    score: str = "score",
-    label: str = "label",
-    sample: str = "sample",
-    dataset: str = "dataset",
+    **columns: Unpack[LogNames],
 ) -> pl.LazyFrame:
     """Bootstrap standard errors and percentile intervals, per group and metric.
 
@@ -146,11 +141,12 @@ def bootstrap(
     their values (Efron & Tibshirani's percentile interval). Hand & Till (2001,
     §3) recommend this for M, whose pairwise terms are dependent.
 
-    ``n_boot = 1000`` by default: about 200 replicates give a standard error to
-    within a few per cent, but a 95% percentile interval rests on the ~25 most
-    extreme replicates at each end, for which Efron & Tibshirani advise 1000 or
-    more. Time and memory grow with ``n_boot`` × the log's rows (the replicates are
-    one resampled log), so lower it for large logs when only the SE is needed.
+    ``n_boot = 2000`` by default (the package's one default, pROC's): about 200
+    replicates give a standard error to within a few per cent, but a 95% percentile
+    interval rests on the ~50 most extreme replicates at each end, for which Efron &
+    Tibshirani advise 1000 or more. Time and memory grow with ``n_boot`` × the log's
+    rows (the replicates are one resampled log), so lower it for large logs when only
+    the SE is needed.
 
     Parameters
     ----------
@@ -166,19 +162,22 @@ def bootstrap(
         Columns of the statistic's table to summarise (default ``"auc"``, i.e. M).
     statistic
         ``statistic(log, by) -> LazyFrame`` with one row per ``by`` group; default
-        ``pr.evaluate(log, by=by, threshold=threshold, <column names>)``. Any table
+        ``pr.evaluate(log, by=by, threshold=threshold, **columns)``. Any table
         function works, e.g. ``lambda log, by: pr.multiclass_auc(log, by=by)``.
     n_boot
         Number of replicates.
     seed
         Seed of the draws: the same seed gives the same replicates (with the same
-        Polars version, whose hash function the draws use).
+        Polars version, whose hash function the draws use); ``None`` (default) draws a
+        fresh one (NumPy's convention).
     alpha
         The interval is the central ``1 − alpha`` percentile interval.
     threshold
         Passed to the default statistic.
-    model, fold, class_, score, label, sample, dataset
-        The log's column names.
+    **columns
+        Names of the log's columns, as keywords: ``model``, ``fold``, ``class_``,
+        ``score``, ``label``, ``sample``, ``dataset``, ``repeat`` (each defaults to its
+        own name).
 
     Returns
     -------
@@ -213,12 +212,11 @@ def bootstrap(
     │ error  ┆ 0.295    ┆ 0.030946 ┆ 0.225    ┆ 0.350125 ┆ 200    │
     └────────┴──────────┴──────────┴──────────┴──────────┴────────┘
     """
-    n_boot, seed = _check_arguments(n_boot, seed, alpha)
+    n_boot, seed = _check_arguments(n_boot, seed)
     metrics = [metrics] if isinstance(metrics, str) else list(metrics)
-    columns = LogColumns().with_names(
-        model=model, fold=fold, class_=class_, score=score, label=label, dataset=dataset
-    )
-    parsed = read_log(log, by=by, columns=columns.with_names(sample=sample))
+    names = columns_of(columns, caller="bootstrap")
+    model, label, sample = names.model, names.label, names.sample
+    parsed = read_log(log, by=by, columns=names)
     if parsed.has_class and not parsed.has(sample):
         msg = (
             f"bootstrap needs the {sample!r} column to resample a sample's class rows "
@@ -229,18 +227,7 @@ def bootstrap(
     if statistic is None:
 
         def statistic(frame: pl.LazyFrame, groups: list[str]) -> pl.LazyFrame:
-            return evaluate(
-                frame,
-                by=groups,
-                threshold=threshold,
-                model=model,
-                fold=fold,
-                class_=class_,
-                score=score,
-                label=label,
-                sample=sample,
-                dataset=dataset,
-            )
+            return evaluate(frame, by=groups, threshold=threshold, **columns)
 
     # repeated keys are refused here, in the user's columns (a replicate's check would
     # name the replicate column and list one key once per replicate)

@@ -32,6 +32,7 @@ from polaroc.metrics.fold_curves import average_roc, pooled_roc, pooling_table
 from polaroc.metrics.hmeasure import h_measure, ks_statistic
 from polaroc.metrics.intervals import auc_ci, coords_ci, roc_ci
 from polaroc.metrics.multiclass import multiclass_auc, pairwise_auc, proportion_correct
+from polaroc.metrics.net_benefit import decision_curve
 from polaroc.metrics.operating import min_cost_point, neyman_pearson_point, youden_point
 from polaroc.metrics.precision_recall import average_precision, pooled_pr_curve, pr_curve
 from polaroc.metrics.reliability import calibration, calibration_curve
@@ -64,6 +65,7 @@ __all__ = [
     "confusion",
     "coords_ci",
     "cost",
+    "decision_curve",
     "det_curve",
     "error",
     "f1",

@@ -14,7 +14,7 @@ import numpy as np
 import polars as pl
 
 from polaroc.core import counts as c
-from polaroc.core.inputs import FrameLike, LogColumns
+from polaroc.core.inputs import ColumnLike, FrameLike, LogColumns
 from polaroc.core.log import read_log, unique_rows, usable_weight
 from polaroc.core.names import POSITIVE, SCORE, WEIGHT
 
@@ -144,7 +144,10 @@ def confusion() -> dict[str, pl.Expr]:
 
 
 def curve_input(
-    log: FrameLike, by: str | Iterable[str] | None, columns: LogColumns, weight: str | None = None
+    log: FrameLike,
+    by: str | Iterable[str] | None,
+    columns: LogColumns,
+    weight: ColumnLike | None = None,
 ) -> tuple[pl.LazyFrame, list[str]]:
     """Validate ``log``; return its rows with a score and a label, and the curve keys.
 

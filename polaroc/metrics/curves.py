@@ -16,12 +16,13 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from functools import partial
-from typing import Literal
+from typing import Literal, Unpack
 
 import numpy as np
 import polars as pl
 
 from polaroc.core import counts as c
+from polaroc.core.args import validated
 from polaroc.core.batches import bounded_plan
 from polaroc.core.inputs import (
     ColumnLike,
@@ -35,6 +36,7 @@ from polaroc.core.inputs import (
     require_numeric,
     to_expr,
 )
+from polaroc.core.log import LogNames, columns_of
 from polaroc.metrics._curves import (
     as_grid,
     curve_input,
@@ -54,20 +56,16 @@ _E = pl.element()
 # ------------------------------------------------------------------ public
 
 
+@validated
 def roc_curve(
     log: FrameLike,
     *,
     by: str | Iterable[str] | None = None,
     drop_intermediate: bool = False,
     thresholds: Sequence[float] | np.ndarray | pl.Series | None = None,
-    model: str = "model",
-    fold: str = "fold",
-    class_: str = "class",
-    score: str = "score",
-    label: str = "label",
-    dataset: str = "dataset",
-    weight: str | None = None,
+    weight: ColumnLike | None = None,
     max_rows: int | Literal["auto"] | None = "auto",
+    **columns: Unpack[LogNames],
 ) -> pl.LazyFrame:
     """The empirical ROC curve of each group, as a long table of points.
 
@@ -109,21 +107,23 @@ def roc_curve(
         thresholds: ``+inf`` (the point (0, 0)), the grid in descending order, and
         ``-inf`` (the point (1, 1)). The area under a grid curve is the trapezoid rule
         on those points, which underestimates a concave curve (Bradley 1997, §2).
-    model, fold, class_, score, label, dataset
-        Names of the log's columns.
     weight
-        Name of a case-weight column (finite, ``>= 0``; default none). ``tp``/``fp``
-        are then sums of weights (``Float64``) and the rows equal scikit-learn's
-        ``roc_curve(..., sample_weight=w, drop_intermediate=False)``, which also drops
-        zero-weight samples (their scores are no thresholds); a null weight drops the
-        row. A negative, NaN or infinite weight raises ``ValueError`` (for a
-        ``LazyFrame``, when collected). With weights, ``drop_intermediate`` tests the
-        steps for parallelism in floating point.
+        Case weights, a column name or an expression (finite, ``>= 0``; default none).
+        ``tp``/``fp`` are then sums of weights (``Float64``) and the rows equal
+        scikit-learn's ``roc_curve(..., sample_weight=w, drop_intermediate=False)``,
+        which also drops zero-weight samples (their scores are no thresholds); a null
+        weight drops the row. A negative, NaN or infinite weight raises ``ValueError``
+        (for a ``LazyFrame``, when collected). With weights, ``drop_intermediate`` tests
+        the steps for parallelism in floating point.
     max_rows
         Bound the memory of the query, with :func:`polaroc.evaluate`'s rule and meaning:
         ``"auto"`` (default) computes whole groups of ``by`` a batch at a time when ``log``
         scans files, and runs the plain plan over an in-memory frame; ``None`` is one
         query; a number is the rows of a batch.
+    **columns
+        Names of the log's columns, as keywords: ``model``, ``fold``, ``class_``,
+        ``score``, ``label``, ``sample``, ``dataset``, ``repeat`` (each defaults to its
+        own name).
 
     Returns
     -------
@@ -181,12 +181,10 @@ def roc_curve(
     │ m     ┆ 0    ┆ -inf      ┆ 1.0 ┆ 1.0      ┆ 3   ┆ 2   │
     └───────┴──────┴───────────┴─────┴──────────┴─────┴─────┘
     """
-    columns = LogColumns(
-        model=model, fold=fold, class_=class_, score=score, label=label, dataset=dataset
-    )
+    names = columns_of(columns, caller="roc_curve")
     grid = None if thresholds is None else as_grid(thresholds)
     plan = partial(
-        _roc_curve, by=by, columns=columns, grid=grid, drop_intermediate=drop_intermediate,
+        _roc_curve, by=by, columns=names, grid=grid, drop_intermediate=drop_intermediate,
         weight=weight,
     )  # fmt: skip
     return bounded_plan(log, plan, max_rows)
@@ -199,7 +197,7 @@ def _roc_curve(
     columns: LogColumns,
     grid: np.ndarray | None,
     drop_intermediate: bool,
-    weight: str | None,
+    weight: ColumnLike | None,
 ) -> tuple[pl.LazyFrame, list[str]]:
     """:func:`roc_curve`'s plan over the whole log, and ``by`` (the curves' keys but the class)."""
     frame, keys = curve_input(log, by, columns, weight)

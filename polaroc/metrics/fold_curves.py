@@ -20,15 +20,24 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from functools import partial
-from typing import Literal
+from typing import Literal, Unpack
 
 import numpy as np
 import polars as pl
 
 from polaroc.core import counts as c
+from polaroc.core.args import validated
 from polaroc.core.batches import bounded_plan
-from polaroc.core.inputs import FrameLike, LogColumns, as_int, as_lazy, as_names, is_integer
-from polaroc.core.log import pooled_by
+from polaroc.core.inputs import (
+    ColumnLike,
+    FrameLike,
+    LogColumns,
+    as_int,
+    as_lazy,
+    as_names,
+    is_integer,
+)
+from polaroc.core.log import LogNames, columns_of, pooled_by
 from polaroc.core.names import POSITIVE, SCORE, WEIGHT
 from polaroc.metrics._curves import NAN, as_grid, curve_input, curve_lists, with_origin, with_rates
 from polaroc.metrics.binary import auc
@@ -56,20 +65,16 @@ def _outer_by(log: FrameLike, by: str | Iterable[str] | None, columns: LogColumn
     return pooled_by(as_lazy(log).collect_schema(), columns)
 
 
+@validated
 def pooled_roc(
     log: FrameLike,
     *,
     by: str | Iterable[str] | None = None,
     drop_intermediate: bool = False,
     thresholds: Sequence[float] | np.ndarray | pl.Series | None = None,
-    model: str = "model",
-    fold: str = "fold",
-    class_: str = "class",
-    score: str = "score",
-    label: str = "label",
-    dataset: str = "dataset",
-    weight: str | None = None,
+    weight: ColumnLike | None = None,
     max_rows: int | Literal["auto"] | None = "auto",
+    **columns: Unpack[LogNames],
 ) -> pl.LazyFrame:
     """Bradley's pooled ROC curve: all folds' scores together, one curve per group.
 
@@ -92,17 +97,19 @@ def pooled_roc(
         partitions; pass ``by=("model", "repeat")`` for one curve per repeat.
     drop_intermediate, thresholds
         As for :func:`polaroc.roc_curve`.
-    model, fold, class_, score, label, dataset
-        Names of the log's columns.
     weight
-        Optional case-weight column, as for :func:`polaroc.roc_curve` (the pooled
-        counts are sums of weights).
+        Optional case weights (a column name or an expression), as for
+        :func:`polaroc.roc_curve` (the pooled counts are sums of weights).
     max_rows
         Bound the memory of the query, with :func:`polaroc.evaluate`'s rule and meaning:
         ``"auto"`` (default) computes whole groups of ``by`` (all the folds of a model; a
         model larger than a batch is a batch of its own) a batch at a time when ``log``
         scans files, and runs the plain plan over an in-memory frame; ``None`` is one
         query; a number is the rows of a batch.
+    **columns
+        Names of the log's columns, as keywords: ``model``, ``fold``, ``class_``,
+        ``score``, ``label``, ``sample``, ``dataset``, ``repeat`` (each defaults to its
+        own name).
 
     Returns
     -------
@@ -145,27 +152,22 @@ def pooled_roc(
     │ m     ┆ 0.625         │
     └───────┴───────────────┘
     """
-    columns = LogColumns(
-        model=model, fold=fold, class_=class_, score=score, label=label, dataset=dataset
-    )
     return roc_curve(
         log,
-        by=_outer_by(log, by, columns),
+        by=_outer_by(log, by, columns_of(columns, caller="pooled_roc")),
         drop_intermediate=drop_intermediate,
         thresholds=thresholds,
-        model=model,
-        fold=fold,
-        class_=class_,
-        score=score,
-        label=label,
-        dataset=dataset,
         weight=weight,
         max_rows=max_rows,
+        **columns,
     )
 
 
 def _fold_input(
-    log: FrameLike, by: str | Iterable[str] | None, columns: LogColumns, weight: str | None = None
+    log: FrameLike,
+    by: str | Iterable[str] | None,
+    columns: LogColumns,
+    weight: ColumnLike | None = None,
 ) -> tuple[pl.LazyFrame, list[str], list[str]]:
     """Rows, the per-fold curve keys, and the keys the folds are combined within."""
     outer = _outer_by(log, by, columns)
@@ -185,17 +187,13 @@ def _join(left: pl.LazyFrame, right: pl.LazyFrame, on: list[str]) -> pl.LazyFram
     return left.join(right, on=on, how="left", nulls_equal=True)
 
 
+@validated
 def pooling_table(
     log: FrameLike,
     *,
     by: str | Iterable[str] | None = None,
-    model: str = "model",
-    fold: str = "fold",
-    class_: str = "class",
-    score: str = "score",
-    label: str = "label",
-    dataset: str = "dataset",
     max_rows: int | Literal["auto"] | None = "auto",
+    **columns: Unpack[LogNames],
 ) -> pl.LazyFrame:
     """Averaged against pooled AUC per group: Bradley's two ways of combining folds.
 
@@ -215,14 +213,16 @@ def pooling_table(
         (one-vs-rest AUCs, as in :func:`polaroc.roc_curve`). With a ``repeat``
         column, a fold is a (repeat, fold) pair and the default combines them all;
         ``by`` holding ``repeat`` combines each repeat's folds.
-    model, fold, class_, score, label, dataset
-        Names of the log's columns.
     max_rows
         Bound the memory of the query, with :func:`polaroc.evaluate`'s rule and meaning:
         ``"auto"`` (default) computes whole groups of ``by`` (all the folds of a model; a
         model larger than a batch is a batch of its own) a batch at a time when ``log``
         scans files, and runs the plain plan over an in-memory frame; ``None`` is one
         query; a number is the rows of a batch.
+    **columns
+        Names of the log's columns, as keywords: ``model``, ``fold``, ``class_``,
+        ``score``, ``label``, ``sample``, ``dataset``, ``repeat`` (each defaults to its
+        own name).
 
     Returns
     -------
@@ -252,10 +252,8 @@ def pooling_table(
     │ m     ┆ 2       ┆ 0            ┆ 0.75     ┆ 0.0    ┆ 0.625      ┆ -0.125       │
     └───────┴─────────┴──────────────┴──────────┴────────┴────────────┴──────────────┘
     """
-    columns = LogColumns(
-        model=model, fold=fold, class_=class_, score=score, label=label, dataset=dataset
-    )
-    return bounded_plan(log, partial(_pooling_table, by=by, columns=columns), max_rows)
+    names = columns_of(columns, caller="pooling_table")
+    return bounded_plan(log, partial(_pooling_table, by=by, columns=names), max_rows)
 
 
 def _pooling_table(
@@ -412,6 +410,7 @@ def _n_folds() -> pl.Expr:
     return pl.col("tpr").count().cast(pl.Int64).alias("n_folds")
 
 
+@validated
 def average_roc(
     log: FrameLike,
     *,
@@ -419,14 +418,9 @@ def average_roc(
     method: Literal["vertical", "threshold"] = "vertical",
     grid: int | Sequence[float] | np.ndarray = 101,
     level: float = 0.95,
-    model: str = "model",
-    fold: str = "fold",
-    class_: str = "class",
-    score: str = "score",
-    label: str = "label",
-    dataset: str = "dataset",
-    weight: str | None = None,
+    weight: ColumnLike | None = None,
     max_rows: int | Literal["auto"] | None = "auto",
+    **columns: Unpack[LogNames],
 ) -> pl.LazyFrame:
     """The folds' ROC curves averaged into one curve per group, with a pointwise band.
 
@@ -465,18 +459,20 @@ def average_roc(
     level
         Coverage of the percentile band, e.g. 0.95 for the 2.5th to 97.5th percentile
         of the folds' values (linear interpolation, as ``numpy.percentile``).
-    model, fold, class_, score, label, dataset
-        Names of the log's columns.
     weight
-        Optional case-weight column: each fold's curve is its weighted curve (as
-        :func:`polaroc.roc_curve` with ``weight``); the folds are still averaged with
-        equal weight, as Fawcett's algorithms do.
+        Optional case weights (a column name or an expression): each fold's curve is its
+        weighted curve (as :func:`polaroc.roc_curve` with ``weight``); the folds are
+        still averaged with equal weight, as Fawcett's algorithms do.
     max_rows
         Bound the memory of the query, with :func:`polaroc.evaluate`'s rule and meaning:
         ``"auto"`` (default) computes whole groups of ``by`` (all the folds of a model; a
         model larger than a batch is a batch of its own) a batch at a time when ``log``
         scans files, and runs the plain plan over an in-memory frame; ``None`` is one
         query; a number is the rows of a batch.
+    **columns
+        Names of the log's columns, as keywords: ``model``, ``fold``, ``class_``,
+        ``score``, ``label``, ``sample``, ``dataset``, ``repeat`` (each defaults to its
+        own name).
 
     Returns
     -------
@@ -514,17 +510,12 @@ def average_roc(
     │ m     ┆ 1.0  ┆ 1.0  ┆ 0.0      ┆ 1.0     ┆ 1.0      ┆ 2       │
     └───────┴──────┴──────┴──────────┴─────────┴──────────┴─────────┘
     """
-    if not 0.0 < level < 1.0:
-        msg = f"level must be in (0, 1), e.g. 0.95, got {level!r}"
-        raise ValueError(msg)
-    columns = LogColumns(
-        model=model, fold=fold, class_=class_, score=score, label=label, dataset=dataset
-    )
+    names = columns_of(columns, caller="average_roc")
     if method not in ("vertical", "threshold"):
         msg = f"method must be 'vertical' or 'threshold', got {method!r}"
         raise ValueError(msg)
     plan = partial(
-        _average_roc, by=by, columns=columns, weight=weight, method=method, grid=grid, level=level
+        _average_roc, by=by, columns=names, weight=weight, method=method, grid=grid, level=level
     )
     return bounded_plan(log, plan, max_rows)
 
@@ -534,7 +525,7 @@ def _average_roc(
     *,
     by: str | Iterable[str] | None,
     columns: LogColumns,
-    weight: str | None,
+    weight: ColumnLike | None,
     method: Literal["vertical", "threshold"],
     grid: int | Sequence[float] | np.ndarray,
     level: float,

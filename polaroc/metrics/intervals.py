@@ -9,14 +9,14 @@ bootstrap tables draw every replicate at once (:mod:`polaroc.metrics.draws`).
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import Any, Literal
+from typing import Any, Literal, Unpack
 
 import polars as pl
 from scipy.stats import norm
 
-from polaroc.core.guard import one_class_rows
+from polaroc.core.args import validated
 from polaroc.core.inputs import ColumnLike, FrameLike, LogColumns
-from polaroc.core.log import POSITIVE, SCORE, read_log
+from polaroc.core.log import POSITIVE, SCORE, LogNames, columns_of, read_log
 from polaroc.metrics.binary import auc, auc_se
 from polaroc.metrics.draws import REPLICATE, check_replicates, seed_of, stratified_draws
 
@@ -98,23 +98,21 @@ def _binary_rows(
     positive_class: Any,
     caller: str,
     columns: LogColumns,
-    sample: str,
-    fold: str,
-) -> tuple[pl.LazyFrame, list[str], list[str]]:
-    """The usable binary rows (group…, keys, score, positive), the groups and the order keys."""
-    parsed = read_log(log, by=by, columns=columns)
-    frame = one_class_rows(
-        log,
-        parsed.frame,
-        has_class=parsed.has_class,
-        class_=parsed.class_,
-        positive_class=positive_class,
-        caller=caller,
-    )
-    keys = [c for c in (fold, sample) if parsed.has(c) and c not in parsed.by]
+) -> tuple[pl.LazyFrame, list[str], list[str], list[str]]:
+    """The usable rows of the positive class, the groups, the order keys and the class shown.
+
+    The rows hold group…, keys, the class column (for a log with one), score and
+    positive; the repeated-key check runs over every class's rows. The order keys
+    number a group's samples for the draws: (dataset, model, repeat, fold, sample) of
+    those the log has, but the groups'.
+    """
+    parsed = read_log(log, by=by, columns=columns, positive_class=positive_class)
+    frame = parsed.binary(parsed.unique(), caller=caller)
+    keys = [c for c in parsed.keys if c not in parsed.by]
+    shown = [parsed.class_] if parsed.has_class else []
     usable = pl.col(SCORE).is_not_null() & pl.col(POSITIVE).is_not_null()
-    rows = frame.filter(usable).select(*parsed.groups, *keys, SCORE, POSITIVE)
-    return rows, parsed.groups, [*parsed.groups, *keys]
+    rows = frame.filter(usable).select(*parsed.groups, *keys, *shown, SCORE, POSITIVE)
+    return rows, parsed.groups, [*parsed.groups, *keys], shown
 
 
 def _finish(
@@ -124,15 +122,19 @@ def _finish(
     axis: str,
     at: list[float],
     values: list[str],
+    shown: list[str],
 ) -> pl.LazyFrame:
     """One row per group and point, the contract's policies applied, sorted.
 
     A group without positives or negatives has null bounds; one holding a NaN score
-    NaN bounds (the bootstrap of a NaN-scored group is not a number).
+    NaN bounds (the bootstrap of a NaN-scored group is not a number). ``shown``: the
+    class column, whose value (the positive class read) follows the group's columns.
     """
     positive = pl.col(POSITIVE)
     flags = rows.group_by(groups).agg(
-        _pr_nan=pl.col(SCORE).is_nan().any(), _pr_ok=positive.any() & (~positive).any()
+        *(pl.col(c).first() for c in shown),
+        _pr_nan=pl.col(SCORE).is_nan().any(),
+        _pr_ok=positive.any() & (~positive).any(),
     )
     grid = flags.join(pl.LazyFrame({axis: at}, schema={axis: pl.Float64}), how="cross")
     full = grid.join(out, on=[*groups, axis], how="left", nulls_equal=True)
@@ -142,7 +144,8 @@ def _finish(
         for c in values
     ]
     user = [g for g in groups if not g.startswith("_pr_")]
-    return full.select(*user, axis, *voided).unique(maintain_order=True).sort(*user, axis)
+    out = full.select(*user, *shown, axis, *voided).unique(maintain_order=True)
+    return out.sort(*user, axis)
 
 
 def _quantiles(value: pl.Expr, level: float) -> dict[str, pl.Expr]:
@@ -220,6 +223,7 @@ def _read_off(
     return both.select(*keys, pl.col("_pr_v").alias(x), value.alias(y))
 
 
+@validated
 def roc_ci(
     log: FrameLike,
     *,
@@ -230,13 +234,7 @@ def roc_ci(
     level: float = 0.95,
     seed: int | None = None,
     positive_class: Any = None,
-    model: str = "model",
-    fold: str = "fold",
-    class_: str = "class",
-    score: str = "score",
-    label: str = "label",
-    sample: str = "sample",
-    dataset: str = "dataset",
+    **columns: Unpack[LogNames],
 ) -> pl.LazyFrame:
     """Bootstrap confidence band of a ROC curve (pROC's ``ci.se`` / ``ci.sp``).
 
@@ -252,7 +250,8 @@ def roc_ci(
     Parameters
     ----------
     log
-        Binary score log (a log with a ``class`` column: pass ``positive_class``).
+        Score log in the contract's long format, read as one binary problem: the
+        positive class's scores (see ``positive_class``).
     by
         Grouping; ``None`` (default) is ``(dataset, model, repeat, fold)`` of the
         columns the log has; ``()`` one curve over all rows.
@@ -267,16 +266,24 @@ def roc_ci(
     seed
         Seed of the draws; ``None`` draws a fresh one.
     positive_class
-        For a log with a ``class`` column: the class whose scores to use.
-    model, fold, class_, score, label, sample, dataset
-        Column names of the log (``fold``/``sample`` order the samples for the draws).
+        For a log with a ``class`` column: the class whose scores are read, positive
+        where ``label == positive_class`` (one-vs-rest for more classes). Default: the
+        larger class value of each data set (1 over 0, ``True`` over ``False``); a log of
+        more than two classes needs it. The output's ``class`` column states the class
+        read. A log without a class column is binary: its label is the indicator.
+    **columns
+        Names of the log's columns, as keywords: ``model``, ``fold``, ``class_``,
+        ``score``, ``label``, ``sample``, ``dataset``, ``repeat`` (each defaults to its
+        own name). The samples are numbered for the draws in (dataset, model, repeat,
+        fold, sample) order.
 
     Returns
     -------
     pl.LazyFrame
-        by…, ``specificity`` (or ``sensitivity``), ``low``, ``median``, ``high``;
-        sorted. Replicates whose curve is undefined (a group without positives or
-        negatives) are left out, so such a group has null bounds.
+        by…, ``class`` (for a log with a class column: the positive class read),
+        ``specificity`` (or ``sensitivity``), ``low``, ``median``, ``high``; sorted.
+        Replicates whose curve is undefined (a group without positives or negatives) are
+        left out, so such a group has null bounds.
 
     Examples
     --------
@@ -317,18 +324,9 @@ def roc_ci(
         msg = f"roc_ci reads {x} values in [0, 1]; got {at!r}"
         raise ValueError(msg)
     check_replicates(n_boot, "n_boot")
-    level = _check_level(level)
     seed = seed_of(seed)
-    columns = LogColumns().with_names(
-        model=model,
-        fold=fold,
-        class_=class_,
-        score=score,
-        label=label,
-        sample=sample,
-        dataset=dataset,
-    )
-    rows, groups, order = _binary_rows(log, by, positive_class, "roc_ci", columns, sample, fold)
+    names = columns_of(columns, caller="roc_ci")
+    rows, groups, order, shown = _binary_rows(log, by, positive_class, "roc_ci", names)
     drawn = stratified_draws(rows, [*groups, POSITIVE], order, n_boot, seed)
     keys = [*groups, REPLICATE]
     valid = (
@@ -340,9 +338,10 @@ def roc_ci(
         valid.drop("_pr_ok"), on=keys, nulls_equal=True
     )
     out = read.group_by([*groups, x]).agg(**_quantiles(pl.col(y), level))
-    return _finish(rows, groups, out, x, at, ["low", "median", "high"])
+    return _finish(rows, groups, out, x, at, ["low", "median", "high"], shown)
 
 
+@validated
 def coords_ci(
     log: FrameLike,
     thresholds: Sequence[float],
@@ -352,13 +351,7 @@ def coords_ci(
     level: float = 0.95,
     seed: int | None = None,
     positive_class: Any = None,
-    model: str = "model",
-    fold: str = "fold",
-    class_: str = "class",
-    score: str = "score",
-    label: str = "label",
-    sample: str = "sample",
-    dataset: str = "dataset",
+    **columns: Unpack[LogNames],
 ) -> pl.LazyFrame:
     """Bootstrap intervals of sensitivity and specificity at given thresholds.
 
@@ -373,19 +366,23 @@ def coords_ci(
     Parameters
     ----------
     log
-        Binary score log (a log with a ``class`` column: pass ``positive_class``).
+        Score log, read as one binary problem, as for :func:`polaroc.roc_ci`.
     thresholds
         The thresholds (one or more numbers).
-    by, n_boot, level, seed, positive_class, model, fold, class_, score, label, sample, dataset
+    by, n_boot, level, seed, positive_class
         As for :func:`polaroc.roc_ci` (``by=None``: ``(dataset, model, repeat, fold)`` of the
         columns the log has; keyword-only).
+    **columns
+        Names of the log's columns, as keywords: ``model``, ``fold``, ``class_``,
+        ``score``, ``label``, ``sample``, ``dataset``, ``repeat`` (each defaults to its
+        own name).
 
     Returns
     -------
     pl.LazyFrame
-        by…, ``threshold``, ``specificity_low``, ``specificity_median``,
-        ``specificity_high``, ``sensitivity_low``, ``sensitivity_median``,
-        ``sensitivity_high``; sorted.
+        by…, ``class`` (for a log with a class column), ``threshold``,
+        ``specificity_low``, ``specificity_median``, ``specificity_high``,
+        ``sensitivity_low``, ``sensitivity_median``, ``sensitivity_high``; sorted.
 
     Examples
     --------
@@ -413,18 +410,9 @@ def coords_ci(
         msg = "coords_ci needs at least one threshold"
         raise ValueError(msg)
     check_replicates(n_boot, "n_boot")
-    level = _check_level(level)
     seed = seed_of(seed)
-    columns = LogColumns().with_names(
-        model=model,
-        fold=fold,
-        class_=class_,
-        score=score,
-        label=label,
-        sample=sample,
-        dataset=dataset,
-    )
-    rows, groups, order = _binary_rows(log, by, positive_class, "coords_ci", columns, sample, fold)
+    names = columns_of(columns, caller="coords_ci")
+    rows, groups, order, shown = _binary_rows(log, by, positive_class, "coords_ci", names)
     drawn = stratified_draws(rows, [*groups, POSITIVE], order, n_boot, seed)
     keys = [*groups, REPLICATE]
     crossed = drawn.join(
@@ -440,4 +428,4 @@ def coords_ci(
         for k, v in _quantiles(pl.col(column).filter(pl.col(column).is_finite()), level).items():
             summary[f"{name}_{k}"] = v
     out = rates.group_by([*groups, "threshold"]).agg(**summary)
-    return _finish(rows, groups, out, "threshold", at, list(summary))
+    return _finish(rows, groups, out, "threshold", at, list(summary), shown)

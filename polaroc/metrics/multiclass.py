@@ -41,10 +41,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from functools import partial
-from typing import Literal
+from typing import Literal, Unpack
 
 import polars as pl
 
+from polaroc.core.args import validated
 from polaroc.core.batches import bounded_plan
 from polaroc.core.blocks import (
     FLAG_COUNTS,
@@ -64,7 +65,8 @@ from polaroc.core.blocks import (
     unique_keys,
     within_keys,
 )
-from polaroc.core.inputs import FrameLike, LogColumns
+from polaroc.core.inputs import ColumnLike, FrameLike, LogColumns
+from polaroc.core.log import LogNames, columns_of
 from polaroc.core.names import CLASS
 
 __all__ = ["multiclass_auc", "pairwise_auc", "proportion_correct"]
@@ -73,19 +75,14 @@ __all__ = ["multiclass_auc", "pairwise_auc", "proportion_correct"]
 # ------------------------------------------------------------------ public API
 
 
+@validated
 def pairwise_auc(
     log: FrameLike,
     *,
     by: str | Iterable[str] | None = None,
-    model: str = "model",
-    fold: str = "fold",
-    class_: str = "class",
-    score: str = "score",
-    label: str = "label",
-    dataset: str = "dataset",
-    repeat: str = "repeat",
-    weight: str | None = None,
+    weight: ColumnLike | None = None,
     max_rows: int | Literal["auto"] | None = "auto",
+    **columns: Unpack[LogNames],
 ) -> pl.LazyFrame:
     """Hand & Till's (2001) pairwise separability table: one row per group and class pair.
 
@@ -118,22 +115,24 @@ def pairwise_auc(
     by
         Grouping columns; default ``(dataset, model, repeat, fold)`` of the columns
         the log has (``model`` and ``fold`` always); ``by=()`` is one group.
-    model, fold, class_, score, label, dataset, repeat
-        The log's column names.
     weight
-        Name of a case-weight column (finite, ``>= 0``; default none; give every
-        class row of a sample its weight). A(i|j) then counts each (label-i row,
-        label-j row) pair with weight w_i·w_j, ties ½, over W_i·W_j: the weighted
-        binary AUC (:func:`polaroc.auc`) of the two classes. ``n_i``/``n_j`` become
-        the labels' total weights (``Float64``). Hand & Till define no weighted M;
-        this is the pairwise weighting of scikit-learn's ``sample_weight``, so integer
-        weights equal repeated samples. Null and zero weights drop the row; a
-        negative, NaN or infinite weight raises ``ValueError``.
+        Case weights, a column name or an expression (finite, ``>= 0``; default none;
+        give every class row of a sample its weight). A(i|j) then counts each (label-i
+        row, label-j row) pair with weight w_i·w_j, ties ½, over W_i·W_j: the weighted
+        binary AUC (:func:`polaroc.auc`) of the two classes. ``n_i``/``n_j`` become the
+        labels' total weights (``Float64``). Hand & Till define no weighted M; this is
+        the pairwise weighting of scikit-learn's ``sample_weight``, so integer weights
+        equal repeated samples. Null and zero weights drop the row; a negative, NaN or
+        infinite weight raises ``ValueError``.
     max_rows
         Bound the memory of the query, with :func:`polaroc.evaluate`'s rule and meaning:
         ``"auto"`` (default) computes whole groups of ``by`` a batch at a time when ``log``
         scans files, and runs the plain plan over an in-memory frame; ``None`` is one
         query; a number is the rows of a batch.
+    **columns
+        Names of the log's columns, as keywords: ``model``, ``fold``, ``class_``,
+        ``score``, ``label``, ``sample``, ``dataset``, ``repeat`` (each defaults to its
+        own name).
 
     Returns
     -------
@@ -171,26 +170,18 @@ def pairwise_auc(
     Classes a and b are separated perfectly, b and c only partly: the class-b
     scores rank the two c samples on both sides of the b sample.
     """
-    columns = LogColumns(
-        model=model, fold=fold, class_=class_, score=score, label=label, dataset=dataset,
-        repeat=repeat,
-    )  # fmt: skip
-    return bounded_plan(log, partial(_pairwise, by=by, columns=columns, weight=weight), max_rows)
+    names = columns_of(columns, caller="pairwise_auc")
+    return bounded_plan(log, partial(_pairwise, by=by, columns=names, weight=weight), max_rows)
 
 
+@validated
 def multiclass_auc(
     log: FrameLike,
     *,
     by: str | Iterable[str] | None = None,
-    model: str = "model",
-    fold: str = "fold",
-    class_: str = "class",
-    score: str = "score",
-    label: str = "label",
-    dataset: str = "dataset",
-    repeat: str = "repeat",
-    weight: str | None = None,
+    weight: ColumnLike | None = None,
     max_rows: int | Literal["auto"] | None = "auto",
+    **columns: Unpack[LogNames],
 ) -> pl.LazyFrame:
     """Hand & Till's M, the multiclass scored AUC and one-vs-rest AUCs, per group.
 
@@ -224,18 +215,20 @@ def multiclass_auc(
     by
         Grouping columns; default ``(dataset, model, repeat, fold)`` of the columns
         the log has (``model`` and ``fold`` always); ``by=()`` is one group.
-    model, fold, class_, score, label, dataset, repeat
-        The log's column names.
     weight
-        Name of a case-weight column (default none): every A(i|j) and sAUC(i|j)
-        weights its pairs w_i·w_j (see :func:`pairwise_auc`), the one-vs-rest AUCs
-        are scikit-learn's with ``sample_weight`` and ``auc_ovr_weighted`` weights
+        Case weights, a column name or an expression (default none): every A(i|j) and
+        sAUC(i|j) weights its pairs w_i·w_j (see :func:`pairwise_auc`), the one-vs-rest
+        AUCs are scikit-learn's with ``sample_weight`` and ``auc_ovr_weighted`` weights
         the classes by their total weight.
     max_rows
         Bound the memory of the query, with :func:`polaroc.evaluate`'s rule and meaning:
         ``"auto"`` (default) computes whole groups of ``by`` a batch at a time when ``log``
         scans files, and runs the plain plan over an in-memory frame; ``None`` is one
         query; a number is the rows of a batch.
+    **columns
+        Names of the log's columns, as keywords: ``model``, ``fold``, ``class_``,
+        ``score``, ``label``, ``sample``, ``dataset``, ``repeat`` (each defaults to its
+        own name).
 
     Returns
     -------
@@ -267,28 +260,19 @@ def multiclass_auc(
     M = (1 + 1 + 0.625)/3, the mean of the pairwise table's ``a``
     (:func:`pairwise_auc`).
     """
-    columns = LogColumns(
-        model=model, fold=fold, class_=class_, score=score, label=label, dataset=dataset,
-        repeat=repeat,
-    )  # fmt: skip
-    plan = partial(_multiclass, by=by, columns=columns, weight=weight)
+    names = columns_of(columns, caller="multiclass_auc")
+    plan = partial(_multiclass, by=by, columns=names, weight=weight)
     return bounded_plan(log, plan, max_rows)
 
 
+@validated
 def proportion_correct(
     log: FrameLike,
     *,
     by: str | Iterable[str] | None = None,
     threshold: float = 0.5,
-    model: str = "model",
-    fold: str = "fold",
-    class_: str = "class",
-    score: str = "score",
-    label: str = "label",
-    sample: str = "sample",
-    dataset: str = "dataset",
-    repeat: str = "repeat",
     max_rows: int | Literal["auto"] | None = "auto",
+    **columns: Unpack[LogNames],
 ) -> pl.LazyFrame:
     """Hand & Till's two proportion-correct measures, C₁ and C₂, per group.
 
@@ -321,13 +305,15 @@ def proportion_correct(
     threshold
         A number, used only for samples with a single score row: predicted to be
         that row's class iff ``score >= threshold``.
-    model, fold, class_, score, label, sample, dataset, repeat
-        The log's column names.
     max_rows
         Bound the memory of the query, with :func:`polaroc.evaluate`'s rule and meaning:
         ``"auto"`` (default) computes whole groups of ``by`` a batch at a time when ``log``
         scans files, and runs the plain plan over an in-memory frame; ``None`` is one
         query; a number is the rows of a batch.
+    **columns
+        Names of the log's columns, as keywords: ``model``, ``fold``, ``class_``,
+        ``score``, ``label``, ``sample``, ``dataset``, ``repeat`` (each defaults to its
+        own name).
 
     Returns
     -------
@@ -360,11 +346,8 @@ def proportion_correct(
     │ m     ┆ 0    ┆ 4   ┆ 0.75 ┆ 0.888889 │
     └───────┴──────┴─────┴──────┴──────────┘
     """
-    columns = LogColumns(
-        model=model, fold=fold, class_=class_, score=score, label=label, sample=sample,
-        dataset=dataset, repeat=repeat,
-    )  # fmt: skip
-    plan = partial(_proportion_correct, by=by, threshold=threshold, columns=columns)
+    names = columns_of(columns, caller="proportion_correct")
+    plan = partial(_proportion_correct, by=by, threshold=threshold, columns=names)
     return bounded_plan(log, plan, max_rows)
 
 
@@ -374,7 +357,11 @@ def proportion_correct(
 
 
 def _pairwise(
-    log: FrameLike, *, by: str | Iterable[str] | None, columns: LogColumns, weight: str | None
+    log: FrameLike,
+    *,
+    by: str | Iterable[str] | None,
+    columns: LogColumns,
+    weight: ColumnLike | None,
 ) -> tuple[pl.LazyFrame, list[str]]:
     parsed, frame = read_classes(log, by=by, columns=columns, weight=weight)
     by_ = parsed.groups
@@ -387,7 +374,11 @@ def _pairwise(
 
 
 def _multiclass(
-    log: FrameLike, *, by: str | Iterable[str] | None, columns: LogColumns, weight: str | None
+    log: FrameLike,
+    *,
+    by: str | Iterable[str] | None,
+    columns: LogColumns,
+    weight: ColumnLike | None,
 ) -> tuple[pl.LazyFrame, list[str]]:
     parsed, frame = read_classes(log, by=by, columns=columns, weight=weight)
     by_ = parsed.groups

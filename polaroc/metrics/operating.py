@@ -19,12 +19,14 @@ higher threshold.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import cast
+from typing import Unpack, cast
 
 import numpy as np
 import polars as pl
 
+from polaroc.core.args import validated
 from polaroc.core.inputs import FrameLike, LogColumns
+from polaroc.core.log import LogNames, columns_of
 from polaroc.metrics._curves import NAN, as_grid, confusion, curve_input, curve_lists, rate_of
 
 __all__ = ["min_cost_point", "neyman_pearson_point", "youden_point"]
@@ -88,6 +90,7 @@ def operating_point(
     )
 
 
+@validated
 def youden_point(
     log: FrameLike,
     *,
@@ -96,12 +99,7 @@ def youden_point(
     cost_fp: float = 1.0,
     cost_fn: float = 1.0,
     normalize: bool = False,
-    model: str = "model",
-    fold: str = "fold",
-    class_: str = "class",
-    score: str = "score",
-    label: str = "label",
-    dataset: str = "dataset",
+    **columns: Unpack[LogNames],
 ) -> pl.LazyFrame:
     """The point of each curve maximising Youden's J = sensitivity + specificity − 1.
 
@@ -123,8 +121,10 @@ def youden_point(
     cost_fp, cost_fn, normalize
         The costs the ``cost`` column reports at the point: ``Fp · C_Fp + Fn · C_Fn``
         (Bradley 1997, eq. 6), divided by the number of samples if ``normalize``.
-    model, fold, class_, score, label, dataset
-        Names of the log's columns.
+    **columns
+        Names of the log's columns, as keywords: ``model``, ``fold``, ``class_``,
+        ``score``, ``label``, ``sample``, ``dataset``, ``repeat`` (each defaults to its
+        own name).
 
     Returns
     -------
@@ -163,12 +163,11 @@ def youden_point(
         cost_fp=cost_fp,
         cost_fn=cost_fn,
         normalize=normalize,
-        columns=LogColumns(
-            model=model, fold=fold, class_=class_, score=score, label=label, dataset=dataset
-        ),
+        columns=columns_of(columns, caller="youden_point"),
     )
 
 
+@validated
 def neyman_pearson_point(
     log: FrameLike,
     *,
@@ -179,12 +178,7 @@ def neyman_pearson_point(
     cost_fp: float = 1.0,
     cost_fn: float = 1.0,
     normalize: bool = False,
-    model: str = "model",
-    fold: str = "fold",
-    class_: str = "class",
-    score: str = "score",
-    label: str = "label",
-    dataset: str = "dataset",
+    **columns: Unpack[LogNames],
 ) -> pl.LazyFrame:
     """The Neyman–Pearson point of each curve: one rate constrained, the other maximised.
 
@@ -206,8 +200,10 @@ def neyman_pearson_point(
         The target, in ``[0, 1]``.
     thresholds, cost_fp, cost_fn, normalize
         As for :func:`youden_point`.
-    model, fold, class_, score, label, dataset
-        Names of the log's columns.
+    **columns
+        Names of the log's columns, as keywords: ``model``, ``fold``, ``class_``,
+        ``score``, ``label``, ``sample``, ``dataset``, ``repeat`` (each defaults to its
+        own name).
 
     Returns
     -------
@@ -259,12 +255,11 @@ def neyman_pearson_point(
         cost_fp=cost_fp,
         cost_fn=cost_fn,
         normalize=normalize,
-        columns=LogColumns(
-            model=model, fold=fold, class_=class_, score=score, label=label, dataset=dataset
-        ),
+        columns=columns_of(columns, caller="neyman_pearson_point"),
     )
 
 
+@validated
 def min_cost_point(
     log: FrameLike,
     *,
@@ -273,12 +268,7 @@ def min_cost_point(
     cost_fn: float = 1.0,
     normalize: bool = False,
     thresholds: Sequence[float] | np.ndarray | pl.Series | None = None,
-    model: str = "model",
-    fold: str = "fold",
-    class_: str = "class",
-    score: str = "score",
-    label: str = "label",
-    dataset: str = "dataset",
+    **columns: Unpack[LogNames],
 ) -> pl.LazyFrame:
     """The point of each curve with the least misclassification cost (Bradley 1997, eq. 6).
 
@@ -305,8 +295,10 @@ def min_cost_point(
         Report the cost per sample instead of the total.
     thresholds
         As for :func:`youden_point`.
-    model, fold, class_, score, label, dataset
-        Names of the log's columns.
+    **columns
+        Names of the log's columns, as keywords: ``model``, ``fold``, ``class_``,
+        ``score``, ``label``, ``sample``, ``dataset``, ``repeat`` (each defaults to its
+        own name).
 
     Returns
     -------
@@ -344,7 +336,5 @@ def min_cost_point(
         cost_fp=cost_fp,
         cost_fn=cost_fn,
         normalize=normalize,
-        columns=LogColumns(
-            model=model, fold=fold, class_=class_, score=score, label=label, dataset=dataset
-        ),
+        columns=columns_of(columns, caller="min_cost_point"),
     )

@@ -29,12 +29,14 @@ per-fold summary.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import Unpack
 
 import polars as pl
 
 from polaroc.core import counts as c
+from polaroc.core.args import validated
 from polaroc.core.inputs import ColumnLike, FrameLike, LogColumns, as_lazy, as_names, binary_expr
-from polaroc.core.log import pooled_by
+from polaroc.core.log import LogNames, columns_of, pooled_by
 from polaroc.core.names import POSITIVE, SCORE, WEIGHT
 from polaroc.metrics._curves import curve_input, explode_curves, rate_of
 
@@ -193,7 +195,7 @@ def _pr_points() -> pl.Expr:
 
 
 def _pr_table(
-    log: FrameLike, by: str | Iterable[str] | None, columns: LogColumns, weight: str | None
+    log: FrameLike, by: str | Iterable[str] | None, columns: LogColumns, weight: ColumnLike | None
 ) -> pl.LazyFrame:
     frame, keys = curve_input(log, by, columns, weight)
     score, positive = pl.col(SCORE), pl.col(POSITIVE)
@@ -203,17 +205,13 @@ def _pr_table(
     return explode_curves(curves, keys, ("threshold", "precision", "recall", "tp", "fp"))
 
 
+@validated
 def pr_curve(
     log: FrameLike,
     *,
     by: str | Iterable[str] | None = None,
-    weight: str | None = None,
-    model: str = "model",
-    fold: str = "fold",
-    class_: str = "class",
-    score: str = "score",
-    label: str = "label",
-    dataset: str = "dataset",
+    weight: ColumnLike | None = None,
+    **columns: Unpack[LogNames],
 ) -> pl.LazyFrame:
     """The precision–recall curve of each group, as a long table of points.
 
@@ -237,13 +235,15 @@ def pr_curve(
         repeat, fold)`` of the columns the log has (``model`` and ``fold`` always);
         ``by=()`` gives one curve for the whole log (per class).
     weight
-        Name of a case-weight column (finite, ``>= 0``; default none): ``tp``/``fp``
-        are then sums of weights (``Float64``); zero-weight rows are dropped (their
-        scores are no thresholds, as in scikit-learn), null-weight rows too. A
-        negative, NaN or infinite weight raises ``ValueError`` (for a ``LazyFrame``,
-        when collected).
-    model, fold, class_, score, label, dataset
-        Names of the log's columns.
+        Case weights, a column name or an expression (finite, ``>= 0``; default none):
+        ``tp``/``fp`` are then sums of weights (``Float64``); zero-weight rows are
+        dropped (their scores are no thresholds, as in scikit-learn), null-weight rows
+        too. A negative, NaN or infinite weight raises ``ValueError`` (for a
+        ``LazyFrame``, when collected).
+    **columns
+        Names of the log's columns, as keywords: ``model``, ``fold``, ``class_``,
+        ``score``, ``label``, ``sample``, ``dataset``, ``repeat`` (each defaults to its
+        own name).
 
     Returns
     -------
@@ -287,23 +287,16 @@ def pr_curve(
     │ m     ┆ 0    ┆ null      ┆ 1.0       ┆ 0.0      ┆ 0   ┆ 0   │
     └───────┴──────┴───────────┴───────────┴──────────┴─────┴─────┘
     """
-    columns = LogColumns(
-        model=model, fold=fold, class_=class_, score=score, label=label, dataset=dataset
-    )
-    return _pr_table(log, by, columns, weight)
+    return _pr_table(log, by, columns_of(columns, caller="pr_curve"), weight)
 
 
+@validated
 def pooled_pr_curve(
     log: FrameLike,
     *,
     by: str | Iterable[str] | None = None,
-    weight: str | None = None,
-    model: str = "model",
-    fold: str = "fold",
-    class_: str = "class",
-    score: str = "score",
-    label: str = "label",
-    dataset: str = "dataset",
+    weight: ColumnLike | None = None,
+    **columns: Unpack[LogNames],
 ) -> pl.LazyFrame:
     """The pooled precision–recall curve: all folds' scores together, one curve per group.
 
@@ -326,8 +319,12 @@ def pooled_pr_curve(
         a repeated cross-validation pools all its (repeat, fold) test partitions into
         one curve per model, as :func:`polaroc.pooled_roc`; pass
         ``by=("model", "repeat")`` for one curve per repeat.
-    weight, model, fold, class_, score, label, dataset
+    weight
         As for :func:`pr_curve`.
+    **columns
+        Names of the log's columns, as keywords: ``model``, ``fold``, ``class_``,
+        ``score``, ``label``, ``sample``, ``dataset``, ``repeat`` (each defaults to its
+        own name).
 
     Returns
     -------
@@ -360,8 +357,6 @@ def pooled_pr_curve(
     │ m     ┆ null      ┆ 1.0       ┆ 0.0    ┆ 0   ┆ 0   │
     └───────┴───────────┴───────────┴────────┴─────┴─────┘
     """
-    columns = LogColumns(
-        model=model, fold=fold, class_=class_, score=score, label=label, dataset=dataset
-    )
-    outer = pooled_by(as_lazy(log).collect_schema(), columns) if by is None else as_names(by)
-    return _pr_table(log, outer, columns, weight)
+    names = columns_of(columns, caller="pooled_pr_curve")
+    outer = pooled_by(as_lazy(log).collect_schema(), names) if by is None else as_names(by)
+    return _pr_table(log, outer, names, weight)

@@ -14,13 +14,15 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from math import sqrt
+from typing import Unpack
 
 import numpy as np
 import polars as pl
 from scipy import special
 
-from polaroc.core.inputs import FrameLike, LogColumns
-from polaroc.core.log import POSITIVE, SCORE
+from polaroc.core.args import validated
+from polaroc.core.inputs import ColumnLike, FrameLike
+from polaroc.core.log import POSITIVE, SCORE, LogNames, columns_of
 from polaroc.metrics._curves import curve_input
 from polaroc.metrics.curves import roc_curve
 
@@ -89,19 +91,15 @@ def _grid(n: int) -> pl.LazyFrame:
     )
 
 
+@validated
 def smooth_roc(
     log: FrameLike,
     *,
     by: str | Iterable[str] | None = None,
     method: str = "binormal",
     n: int = 512,
-    model: str = "model",
-    fold: str = "fold",
-    class_: str = "class",
-    score: str = "score",
-    label: str = "label",
-    dataset: str = "dataset",
-    weight: str | None = None,
+    weight: ColumnLike | None = None,
+    **columns: Unpack[LogNames],
 ) -> pl.LazyFrame:
     """The binormal smoothed ROC curve of each group and its AUC (pROC's ``smooth``).
 
@@ -136,11 +134,13 @@ def smooth_roc(
         mass below it; its ``auc`` is the trapezoid area under those points.
     n
         Number of sensitivities on the smoothed curve (at least 2; pROC's default 512).
-    model, fold, class_, score, label, dataset
-        Names of the log's columns.
     weight
-        Name of a case-weight column: the empirical curve is then the weighted one
-        (pROC has no weights; ``"binormal"`` only).
+        Case weights, a column name or an expression: the empirical curve is then the
+        weighted one (pROC has no weights; ``"binormal"`` only).
+    **columns
+        Names of the log's columns, as keywords: ``model``, ``fold``, ``class_``,
+        ``score``, ``label``, ``sample``, ``dataset``, ``repeat`` (each defaults to its
+        own name).
 
     Returns
     -------
@@ -189,29 +189,14 @@ def smooth_roc(
     if method not in _METHODS:
         msg = f"smooth_roc: method={method!r} is not available; use 'binormal' or 'density'"
         raise ValueError(msg)
-    if isinstance(n, bool) or not isinstance(n, int) or n < 2:
-        msg = f"smooth_roc: n must be an integer of at least 2 (pROC's default 512), got {n!r}"
-        raise ValueError(msg)
+    names = columns_of(columns, caller="smooth_roc")
     if method == "density":
         if weight is not None:
             msg = "smooth_roc: method='density' takes no weight= (pROC's densities are unweighted)"
             raise ValueError(msg)
-        columns = LogColumns(
-            model=model, fold=fold, class_=class_, score=score, label=label, dataset=dataset
-        )
-        frame, keys = curve_input(log, by, columns)
+        frame, keys = curve_input(log, by, names)
         return _density_curves(frame, keys, n)
-    points = roc_curve(
-        log,
-        by=by,
-        model=model,
-        fold=fold,
-        class_=class_,
-        score=score,
-        label=label,
-        dataset=dataset,
-        weight=weight,
-    )
+    points = roc_curve(log, by=by, weight=weight, **columns)
     keys = [c for c in points.collect_schema().names() if c not in _POINT_COLUMNS]
     fit = binormal_fit(pl.col("fpr"), pl.col("tpr"))
     fits = points.group_by(keys).agg(**fit) if keys else points.select(**fit)

@@ -12,12 +12,13 @@ column gives one one-vs-rest curve per class (``class`` joins the keys), as
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from typing import Literal
+from typing import Literal, Unpack
 
 import polars as pl
 
-from polaroc.core.inputs import NAN, FrameLike, LogColumns
-from polaroc.core.log import read_log, unique_rows, usable_weight
+from polaroc.core.args import validated
+from polaroc.core.inputs import NAN, ColumnLike, FrameLike, LogColumns
+from polaroc.core.log import LogNames, columns_of, read_log, usable_weight
 from polaroc.core.names import POSITIVE, SCORE, WEIGHT
 from polaroc.metrics._curves import confusion, curve_input, curve_lists, explode_curves, rate_of
 from polaroc.metrics.cutoff import balanced_of, fbeta_of, kappa_of, mcc_of
@@ -37,12 +38,8 @@ _E = pl.element()
 _COUNTS = ("tp", "fp", "tn", "fn")
 
 
-def _columns(**names: str) -> LogColumns:
-    return LogColumns(**names)
-
-
 def _curves(
-    log: FrameLike, by: str | Iterable[str] | None, columns: LogColumns, weight: str | None
+    log: FrameLike, by: str | Iterable[str] | None, columns: LogColumns, weight: ColumnLike | None
 ) -> tuple[pl.LazyFrame, list[str]]:
     """One row per curve: keys, ``has_nan`` and ``curve`` (from (0, 0), descending thresholds)."""
     frame, keys = curve_input(log, by, columns, weight)
@@ -71,17 +68,13 @@ def _table_of_curve() -> pl.Expr:
 _TABLE_FIELDS = ("threshold", *_COUNTS, "tpr", "fpr", "tnr", "fnr", "ppv", "npv")
 
 
+@validated
 def threshold_table(
     log: FrameLike,
     *,
     by: str | Iterable[str] | None = None,
-    weight: str | None = None,
-    model: str = "model",
-    fold: str = "fold",
-    class_: str = "class",
-    score: str = "score",
-    label: str = "label",
-    dataset: str = "dataset",
+    weight: ColumnLike | None = None,
+    **columns: Unpack[LogNames],
 ) -> pl.LazyFrame:
     """Confusion counts and rates at every distinct threshold of each group.
 
@@ -102,9 +95,12 @@ def threshold_table(
         a name or names = those. A log with a class column also groups by class
         (one table per class).
     weight
-        Name of a case-weight column: the counts are then sums of weights (``Float64``).
-    model, fold, class_, score, label, dataset
-        Names of the log's columns.
+        Case weights (a column name or an expression): the counts are then sums of
+        weights (``Float64``).
+    **columns
+        Names of the log's columns, as keywords: ``model``, ``fold``, ``class_``,
+        ``score``, ``label``, ``sample``, ``dataset``, ``repeat`` (each defaults to its
+        own name).
 
     Returns
     -------
@@ -136,25 +132,18 @@ def threshold_table(
     │ 0.1       ┆ 3   ┆ 2   ┆ 0   ┆ 0   ┆ 0.6      │
     └───────────┴─────┴─────┴─────┴─────┴──────────┘
     """
-    columns = _columns(
-        model=model, fold=fold, class_=class_, score=score, label=label, dataset=dataset
-    )
-    curves, keys = _curves(log, by, columns, weight)
+    curves, keys = _curves(log, by, columns_of(columns), weight)
     points = pl.col("curve").list.slice(1).list.eval(_table_of_curve())
     return explode_curves(curves, keys, _TABLE_FIELDS, points)
 
 
+@validated
 def det_curve(
     log: FrameLike,
     *,
     by: str | Iterable[str] | None = None,
-    weight: str | None = None,
-    model: str = "model",
-    fold: str = "fold",
-    class_: str = "class",
-    score: str = "score",
-    label: str = "label",
-    dataset: str = "dataset",
+    weight: ColumnLike | None = None,
+    **columns: Unpack[LogNames],
 ) -> pl.LazyFrame:
     """Detection error trade-off curve: false negative against false positive rate.
 
@@ -166,12 +155,16 @@ def det_curve(
 
     Parameters
     ----------
-    log, weight, model, fold, class_, score, label, dataset
+    log, weight
         As for :func:`threshold_table`.
     by
         Keyword-only grouping columns; ``None`` (default) = (dataset, model, repeat, fold)
         of the columns the log has (``model`` and ``fold`` always), ``()`` = one group,
         a name or names = those. A log with a class column also groups by class.
+    **columns
+        Names of the log's columns, as keywords: ``model``, ``fold``, ``class_``,
+        ``score``, ``label``, ``sample``, ``dataset``, ``repeat`` (each defaults to its
+        own name).
 
     Returns
     -------
@@ -200,10 +193,7 @@ def det_curve(
     │ 0.8       ┆ 0.0 ┆ 0.5 │
     └───────────┴─────┴─────┘
     """
-    columns = _columns(
-        model=model, fold=fold, class_=class_, score=score, label=label, dataset=dataset
-    )
-    curves, keys = _curves(log, by, columns, weight)
+    curves, keys = _curves(log, by, columns_of(columns, caller="det_curve"), weight)
     tp, fp = _E.struct.field("tp"), _E.struct.field("fp")
     index = pl.int_range(pl.len())
     first = (fp == fp.first()).sum().cast(pl.Int64) - 1
@@ -246,17 +236,13 @@ def _gain_points(lift: bool) -> pl.Expr:
     return pl.struct(fields)
 
 
+@validated
 def gain_curve(
     log: FrameLike,
     *,
     by: str | Iterable[str] | None = None,
-    weight: str | None = None,
-    model: str = "model",
-    fold: str = "fold",
-    class_: str = "class",
-    score: str = "score",
-    label: str = "label",
-    dataset: str = "dataset",
+    weight: ColumnLike | None = None,
+    **columns: Unpack[LogNames],
 ) -> pl.LazyFrame:
     """Cumulative gain curve: the share of positives found against the share of samples tested.
 
@@ -269,12 +255,16 @@ def gain_curve(
 
     Parameters
     ----------
-    log, weight, model, fold, class_, score, label, dataset
+    log, weight
         As for :func:`threshold_table`.
     by
         Keyword-only grouping columns; ``None`` (default) = (dataset, model, repeat, fold)
         of the columns the log has (``model`` and ``fold`` always), ``()`` = one group,
         a name or names = those. A log with a class column also groups by class.
+    **columns
+        Names of the log's columns, as keywords: ``model``, ``fold``, ``class_``,
+        ``score``, ``label``, ``sample``, ``dataset``, ``repeat`` (each defaults to its
+        own name).
 
     Returns
     -------
@@ -304,26 +294,19 @@ def gain_curve(
     │ 0.3       ┆ 100.0          ┆ 100.0         │
     └───────────┴────────────────┴───────────────┘
     """
-    columns = _columns(
-        model=model, fold=fold, class_=class_, score=score, label=label, dataset=dataset
-    )
-    curves, keys = _curves(log, by, columns, weight)
+    curves, keys = _curves(log, by, columns_of(columns, caller="gain_curve"), weight)
     points = pl.col("curve").list.eval(_gain_points(lift=False))
     fields = ("threshold", "n", "n_events", "percent_tested", "percent_found")
     return explode_curves(curves, keys, fields, points)
 
 
+@validated
 def lift_curve(
     log: FrameLike,
     *,
     by: str | Iterable[str] | None = None,
-    weight: str | None = None,
-    model: str = "model",
-    fold: str = "fold",
-    class_: str = "class",
-    score: str = "score",
-    label: str = "label",
-    dataset: str = "dataset",
+    weight: ColumnLike | None = None,
+    **columns: Unpack[LogNames],
 ) -> pl.LazyFrame:
     """Lift curve: ``percent_found / percent_tested`` along the gain curve.
 
@@ -335,12 +318,16 @@ def lift_curve(
 
     Parameters
     ----------
-    log, weight, model, fold, class_, score, label, dataset
+    log, weight
         As for :func:`threshold_table`.
     by
         Keyword-only grouping columns; ``None`` (default) = (dataset, model, repeat, fold)
         of the columns the log has (``model`` and ``fold`` always), ``()`` = one group,
         a name or names = those. A log with a class column also groups by class.
+    **columns
+        Names of the log's columns, as keywords: ``model``, ``fold``, ``class_``,
+        ``score``, ``label``, ``sample``, ``dataset``, ``repeat`` (each defaults to its
+        own name).
 
     Returns
     -------
@@ -369,15 +356,13 @@ def lift_curve(
     │ 0.3       ┆ 100.0          ┆ 1.0      │
     └───────────┴────────────────┴──────────┘
     """
-    columns = _columns(
-        model=model, fold=fold, class_=class_, score=score, label=label, dataset=dataset
-    )
-    curves, keys = _curves(log, by, columns, weight)
+    curves, keys = _curves(log, by, columns_of(columns, caller="lift_curve"), weight)
     points = pl.col("curve").list.eval(_gain_points(lift=True))
     fields = ("threshold", "n", "n_events", "percent_tested", "lift")
     return explode_curves(curves, keys, fields, points)
 
 
+@validated
 def closest_topleft_point(
     log: FrameLike,
     *,
@@ -385,12 +370,7 @@ def closest_topleft_point(
     cost_fp: float = 1.0,
     cost_fn: float = 1.0,
     normalize: bool = False,
-    model: str = "model",
-    fold: str = "fold",
-    class_: str = "class",
-    score: str = "score",
-    label: str = "label",
-    dataset: str = "dataset",
+    **columns: Unpack[LogNames],
 ) -> pl.LazyFrame:
     """The point of each ROC curve closest to the top-left corner (0, 1).
 
@@ -411,8 +391,10 @@ def closest_topleft_point(
         (one point per class).
     cost_fp, cost_fn, normalize
         The costs the ``cost`` column reports at the point (as :func:`polaroc.youden_point`).
-    model, fold, class_, score, label, dataset
-        Names of the log's columns.
+    **columns
+        Names of the log's columns, as keywords: ``model``, ``fold``, ``class_``,
+        ``score``, ``label``, ``sample``, ``dataset``, ``repeat`` (each defaults to its
+        own name).
 
     Returns
     -------
@@ -450,9 +432,7 @@ def closest_topleft_point(
         cost_fp=cost_fp,
         cost_fn=cost_fn,
         normalize=normalize,
-        columns=_columns(
-            model=model, fold=fold, class_=class_, score=score, label=label, dataset=dataset
-        ),
+        columns=columns_of(columns, caller="closest_topleft_point"),
     )
 
 
@@ -473,19 +453,15 @@ def _criterion(metric: str, beta: float) -> Callable[[dict[str, pl.Expr]], pl.Ex
     return formulas[metric]
 
 
+@validated
 def max_metric_point(
     log: FrameLike,
     *,
     by: str | Iterable[str] | None = None,
     metric: Metric = "f1",
     beta: float = 1.0,
-    weight: str | None = None,
-    model: str = "model",
-    fold: str = "fold",
-    class_: str = "class",
-    score: str = "score",
-    label: str = "label",
-    dataset: str = "dataset",
+    weight: ColumnLike | None = None,
+    **columns: Unpack[LogNames],
 ) -> pl.LazyFrame:
     """The threshold of each group that maximises F₁, F_β, MCC, Cohen's κ or balanced accuracy.
 
@@ -498,7 +474,7 @@ def max_metric_point(
 
     Parameters
     ----------
-    log, weight, model, fold, class_, score, label, dataset
+    log, weight
         As for :func:`threshold_table`.
     by
         Keyword-only grouping columns; ``None`` (default) = (dataset, model, repeat, fold)
@@ -509,6 +485,10 @@ def max_metric_point(
         ``"balanced_accuracy"`` (the formulas of :mod:`polaroc.metrics.cutoff`).
     beta
         β of ``"fbeta"``.
+    **columns
+        Names of the log's columns, as keywords: ``model``, ``fold``, ``class_``,
+        ``score``, ``label``, ``sample``, ``dataset``, ``repeat`` (each defaults to its
+        own name).
 
     Returns
     -------
@@ -540,17 +520,8 @@ def max_metric_point(
     if metric == "fbeta" and not beta > 0:
         msg = f"beta must be positive, got {beta!r}"
         raise ValueError(msg)
-    table = threshold_table(
-        log,
-        by=by,
-        weight=weight,
-        model=model,
-        fold=fold,
-        class_=class_,
-        score=score,
-        label=label,
-        dataset=dataset,
-    )
+    columns_of(columns, caller="max_metric_point")  # a wrong keyword names this function
+    table = threshold_table(log, by=by, weight=weight, **columns)
     keys = [k for k in table.collect_schema().names() if k not in _TABLE_FIELDS]
     k = {f: pl.col(f).cast(pl.Float64) for f in _COUNTS}
     both = (k["tp"] + k["fn"] > 0) & (k["tn"] + k["fp"] > 0)
@@ -570,30 +541,38 @@ def max_metric_point(
     ).sort(keys, maintain_order=True)
 
 
+@validated
 def top_k_accuracy(
     log: FrameLike,
     *,
     by: str | Iterable[str] | None = None,
     k: int = 2,
-    weight: str | None = None,
-    model: str = "model",
-    fold: str = "fold",
-    class_: str = "class",
-    score: str = "score",
-    label: str = "label",
-    dataset: str = "dataset",
-    sample: str = "sample",
+    threshold: float = 0.5,
+    weight: ColumnLike | None = None,
+    **columns: Unpack[LogNames],
 ) -> pl.LazyFrame:
     """Top-k accuracy: the share of samples whose label is among their ``k`` highest scores.
 
     scikit-learn's ``top_k_accuracy_score(y_true, y_score, k=k, sample_weight=w)``, which
     it equals, including its rule for tied scores: among classes with the same score the
-    one later in the sorted class order ranks higher. Needs a class column (every class's
-    score rows) and a sample column (to gather each sample's scores).
+    one later in the sorted class order ranks higher. A sample's scores are its rows
+    within its (dataset, model, repeat, fold) — the sample ids of different folds or
+    models are different samples, whatever ``by`` pools.
+
+    A sample with a single score row — every sample of a binary log holding only the
+    positive class's rows, or of a log without a class column — is a binary problem,
+    as in :func:`polaroc.evaluate`'s ``error``: it is predicted to be its row's class
+    iff ``score >= threshold``. Its top-1 accuracy is then the accuracy at
+    ``threshold`` (:func:`polaroc.accuracy`), and with ``k >= 2`` both classes are
+    among its top k, so it is always counted right (scikit-learn's binary rule; it
+    predicts positive iff ``score > threshold``, strictly, and takes the threshold 0
+    for scores outside [0, 1]). A binary log holding both classes' rows ranks the two
+    scores of each sample instead, which for complementary scores (``s`` and
+    ``1 − s``) is the same as ``threshold=0.5``.
 
     Parameters
     ----------
-    log, model, fold, class_, score, label, dataset
+    log
         As for :func:`threshold_table`.
     by
         Keyword-only grouping columns; ``None`` (default) = (dataset, model, repeat, fold)
@@ -601,10 +580,16 @@ def top_k_accuracy(
         a name or names = those.
     k
         How many of the highest scores count (``>= 1``).
+    threshold
+        The decision threshold of a sample with a single score row (see above).
     weight
-        Name of a case-weight column (one value per sample; the first row's is used).
-    sample
-        Name of the sample-id column.
+        Case weights, a column name or an expression (one value per sample; the first
+        row's is used).
+    **columns
+        Names of the log's columns, as keywords: ``model``, ``fold``, ``class_``,
+        ``score``, ``label``, ``sample``, ``dataset``, ``repeat`` (each defaults to its
+        own name). A log with a class column needs its ``sample`` column (to gather
+        each sample's scores).
 
     Returns
     -------
@@ -632,47 +617,52 @@ def top_k_accuracy(
     │ m     ┆ 0    ┆ 2   ┆ 0.5            │
     └───────┴──────┴─────┴────────────────┘
     """
-    if isinstance(k, bool) or not isinstance(k, int) or k < 1:
-        msg = f"k must be a positive integer, got {k!r}"
-        raise ValueError(msg)
-    columns = LogColumns(
-        model=model,
-        fold=fold,
-        class_=class_,
-        score=score,
-        label=label,
-        dataset=dataset,
-        sample=sample,
-    )
-    data = read_log(log, by=by, columns=columns, need=[sample], weight=weight)
-    if not data.has_class:
+    names = columns_of(columns, caller="top_k_accuracy")
+    data = read_log(log, by=by, columns=names, weight=weight)
+    if data.has_class and not data.has_sample:
         msg = (
-            f"top_k_accuracy needs a class column ({class_!r}) with every class's score rows; "
-            "the log has none (a binary log's label is its positive indicator)."
+            f"top_k_accuracy needs the {names.sample!r} column to gather a sample's class "
+            f"rows, and the log has none (it has: {', '.join(data.schema.names())}); pass "
+            "sample=<column> or add a sample id."
         )
         raise ValueError(msg)
     keys = data.groups
     usable = pl.col(SCORE).is_not_null() & pl.col(POSITIVE).is_not_null()
     if weight is not None:
         usable = usable & usable_weight()
-    frame = data.frame.filter(unique_rows(data.schema, data.columns)).filter(usable)
-    cls = pl.col(class_)
-    dtype = data.schema[class_]
-    if isinstance(dtype, pl.Enum | pl.Categorical):
-        cls = cls.cast(pl.String)
+    frame = data.unique().filter(usable)
     s, y = pl.col(SCORE), pl.col(POSITIVE)
-    true_score, true_class = s.filter(y).first(), cls.filter(y).first()
-    above = (s > true_score) | ((s == true_score) & (cls > true_class))
-    per_sample = frame.group_by(*keys, sample).agg(
-        hit=pl.when(s.is_nan().any()).then(NAN).otherwise((above.sum() < k).cast(pl.Float64)),
-        w=pl.col(WEIGHT).first() if weight is not None else pl.lit(1.0),
-        labelled=y.any(),
-    )
-    w = pl.col("w")
+    w = pl.col(WEIGHT) if weight is not None else pl.lit(1.0)
+    # a sample with one score row: predicted its row's class iff score >= threshold
+    alone = pl.lit(1.0) if k >= 2 else ((s >= threshold) == y).cast(pl.Float64)
+    if not data.has_class:  # every row is a sample
+        per_sample = frame.select(*keys, hit=pl.when(s.is_nan()).then(NAN).otherwise(alone), w=w)
+    else:
+        cls = pl.col(names.class_)
+        if isinstance(data.schema[names.class_], pl.Enum | pl.Categorical):
+            cls = cls.cast(pl.String)
+        true_score, true_class = s.filter(y).first(), cls.filter(y).first()
+        above = (s > true_score) | ((s == true_score) & (cls > true_class))
+        one = pl.len() == 1
+        ranked = pl.when(one).then(alone.first()).otherwise((above.sum() < k).cast(pl.Float64))
+        # samples are keyed within (dataset, model, repeat, fold), whatever by pools
+        within = list(dict.fromkeys([*keys, *data.keys]))
+        per_sample = (
+            frame.group_by(within)
+            .agg(
+                hit=pl.when(s.is_nan().any()).then(NAN).otherwise(ranked),
+                w=w.first(),
+                labelled=y.any() | one,
+            )
+            .filter(pl.col("labelled"))
+        )
+    weights = pl.col("w")
     out = (
-        per_sample.filter(pl.col("labelled"))
-        .group_by(keys)
-        .agg(n=pl.len().cast(pl.Int64), top_k_accuracy=(pl.col("hit") * w).sum() / w.sum())
+        per_sample.group_by(keys)
+        .agg(
+            n=pl.len().cast(pl.Int64),
+            top_k_accuracy=(pl.col("hit") * weights).sum() / weights.sum(),
+        )
         .sort(keys, maintain_order=True)
     )
     return out.select(*data.by, "n", "top_k_accuracy")

@@ -20,7 +20,7 @@ from typing import Any
 
 import polars as pl
 
-from polaroc.report.tables import BAYES_ROPE, CALIBRATION_BINS, Settings
+from polaroc.report.tables import BAYES_ROPE, CALIBRATION_BINS, Settings, net_benefit_summary
 from polaroc.report.words import (
     ADJUST_WORDS,
     VerdictWords,
@@ -818,6 +818,7 @@ def calibration_section(page: PageInput, key: Mapping[str, object], anchor_id: s
         "with the bins' counts as weights; MCE is the largest gap (Guo et al. 2017; with "
         "three or more classes on the top label: each sample's highest score against "
         "whether its class is the label)."
+        + CALIBRATION_BEYOND
         + (f" Unweighted: the weight column {html.escape(weight)} is not used here." if weight
            else "")
     )  # fmt: skip
@@ -842,6 +843,50 @@ def calibration_section(page: PageInput, key: Mapping[str, object], anchor_id: s
     return _section(3, anchor_id, "Calibration", how, body)
 
 
+CALIBRATION_BEYOND = (
+    " For two classes also the logistic recalibration logit P(positive) = a + b·logit(score) "
+    "(Cox 1958; R's rms::val.prob): <code>calibration_slope</code> is b, best at 1 (below 1: "
+    "scores too extreme, as an overfitted model gives; above 1: too timid), and "
+    "<code>calibration_intercept</code> is a with b held at 1, calibration in the large, best "
+    "at 0 (below 0: scores too high on average); scores of exactly 0 or 1 are left out of "
+    "both fits, and a fit that does not exist (the scores separate the classes) is empty. "
+    "<code>spiegelhalter_z</code> and <code>spiegelhalter_p</code> test whether the scores are "
+    "the true probabilities (Spiegelhalter 1986; z is standard normal if they are). "
+    "<code>reliability</code> (lower is better), <code>resolution</code> (higher is better) and "
+    "<code>uncertainty</code> (the base rate's, the same for every model) decompose the Brier "
+    "score on the ECE's bins (Murphy 1973): reliability − resolution + uncertainty is the Brier "
+    "score when the scores are constant within bins. Empty for three or more classes."
+)
+"""The calibration section's words on the columns beyond the ECE."""
+
+
+def decision_curve_section(page: PageInput, key: Mapping[str, object], anchor_id: str) -> str:
+    """Net benefit of acting on the probabilities: a table at a few thresholds and the curves.
+
+    Only for a binary data set whose scores are all probabilities (it has rows in the
+    ``decision_curve`` table); "" otherwise.
+    """
+    table = _select(page.tables.get("decision_curve"), key)
+    if table is None or table.is_empty():
+        return ""
+    how = (
+        "The scores are probabilities of the positive class, so they can be acted on: treating "
+        "a sample when its score reaches a threshold probability p<sub>t</sub> values a missed "
+        "positive at (1 − p<sub>t</sub>)/p<sub>t</sub> unnecessary treatments. The net benefit "
+        "counts the true positives less the false positives at that rate, TP/n − FP/n · "
+        "p<sub>t</sub>/(1 − p<sub>t</sub>) (Vickers &amp; Elkin 2006), computed per fold at "
+        "p<sub>t</sub> = 0.01, …, 0.99. A model is worth using where it beats both treating "
+        "everyone and treating no one (net benefit 0). The table gives the mean over folds at "
+        "a few thresholds, best model first; the figure each model's mean over folds with a "
+        "band of ±1 standard deviation of the folds (the spread of one fold's curve, not an "
+        "interval for the mean)."
+    )
+    body = table_html(net_benefit_summary(table, page.model)) + _fig(
+        page, "decision_curve", key, "decision curves"
+    )
+    return _section(3, anchor_id, "Decision curve", how, body)
+
+
 Section = Callable[[PageInput, Mapping[str, object], str, bool], str]
 
 DATASET_SECTIONS: list[tuple[str, Section]] = [
@@ -849,13 +894,13 @@ DATASET_SECTIONS: list[tuple[str, Section]] = [
     ("paired", lambda page, key, tag, multi: deciding(page, key, tag)),
     ("figures", lambda page, key, tag, multi: figures(page, key, tag, multi)),
     ("calibration", lambda page, key, tag, multi: calibration_section(page, key, tag)),
+    ("decision-curve", lambda page, key, tag, multi: decision_curve_section(page, key, tag)),
 ]
 """Each data set's sections in reading order, as (id prefix, builder).
 
 A builder gets the page, the data set's key (column → value), its section id
 (``<prefix>-<data set>``) and whether it is multiclass, and returns HTML ("" for a
-section the data set does not have). A new per-data-set section — decision curves,
-say — is one more entry here, after calibration.
+section the data set does not have). A new per-data-set section is one more entry.
 """
 
 

@@ -16,7 +16,7 @@ import polars as pl
 
 from polaroc.core.inputs import FrameLike
 from polaroc.report.plot_inference import roc_band
-from polaroc.report.plot_scoring import calibration, det, gain_lift
+from polaroc.report.plot_scoring import calibration, decision_curve, det, gain_lift
 from polaroc.report.words import mean_digits, p_text
 
 if TYPE_CHECKING:
@@ -27,6 +27,7 @@ __all__ = [
     "auc_distributions",
     "calibration",
     "cd_diagram",
+    "decision_curve",
     "det",
     "duncan_groups",
     "gain_lift",

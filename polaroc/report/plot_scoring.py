@@ -1,8 +1,9 @@
-"""Figures of the scoring tables: reliability diagrams, gain and lift charts, DET curves.
+"""Figures of the scoring tables: reliability, gain and lift, DET and decision curves.
 
 Each function takes tables polaroc returns (``DataFrame`` or ``LazyFrame``; a lazy table is
 collected here) and returns a ``matplotlib.figure.Figure``. They are public as
-``polaroc.plot.calibration``, ``polaroc.plot.gain_lift`` and ``polaroc.plot.det``.
+``polaroc.plot.calibration``, ``polaroc.plot.gain_lift``, ``polaroc.plot.det`` and
+``polaroc.plot.decision_curve``.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from polaroc.report._figure import pyplot as _pyplot
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
-__all__ = ["calibration", "det", "gain_lift"]
+__all__ = ["calibration", "decision_curve", "det", "gain_lift"]
 
 # scikit-learn's DetCurveDisplay ticks (probabilities placed on the probit scale)
 DET_TICKS = (0.001, 0.01, 0.05, 0.2, 0.5, 0.8, 0.95, 0.99, 0.999)
@@ -246,6 +247,81 @@ def det(curve: FrameLike, *, model: str = "model", fold: str = "fold") -> Figure
     ax.set_ylabel("false negative rate")
     ax.set_title("DET curves")
     ax.grid(alpha=0.3)
-    ax.legend(loc="upper right", fontsize="small", frameon=False)
+    ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize="small", frameon=False)
+    fig.tight_layout()
+    return cast("Figure", fig)
+
+
+def decision_curve(
+    curve: FrameLike, *, model: str = "model", fold: str = "fold", title: str | None = None
+) -> Figure:
+    """Decision curves: each model's mean net benefit over folds, a ±1 SD band, treat all/none.
+
+    For each model, the mean over its folds of :func:`polaroc.decision_curve`'s
+    ``net_benefit`` at each threshold probability, with a band of ±1 standard deviation
+    of the folds' values around it (the spread of one fold's curve, not an interval for
+    the mean: folds of one cross-validation share training data). Beside them the two
+    strategies that need no model: treat everyone (the folds' mean ``net_benefit_all``)
+    and treat no one (0). A model helps at the thresholds where it lies above both
+    (Vickers & Elkin 2006). The vertical axis stops a little below 0, where treating
+    everyone falls away.
+
+    Parameters
+    ----------
+    curve
+        :func:`polaroc.decision_curve`'s table for one data set: ``threshold``,
+        ``net_benefit``, ``net_benefit_all`` per (model, fold) (and repeat; every row of
+        a model enters its mean). Rows with a null or NaN net benefit are left out.
+    model, fold
+        Column names (a table without a fold column is one curve per model: no band).
+    title
+        The axes' title (default: "Decision curves (mean over folds)").
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        One panel; its legend names the band.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> import polaroc as pr
+    >>> from polaroc import plot
+    >>> log = pl.scan_parquet(pr.demo_log_path())
+    >>> fig = plot.decision_curve(pr.decision_curve(log))
+    >>> fig.axes[0].get_xlabel()
+    'threshold probability'
+    """
+    plt = _pyplot()
+    df = _with_fold(_frame(curve), fold)
+    usable = pl.col("net_benefit").is_not_null() & pl.col("net_benefit").is_not_nan()
+    df = df.filter(usable)
+    fig, ax = plt.subplots(figsize=(8.4, 4.6))
+    for k, name in enumerate(_models(df, model)):
+        per_threshold = (
+            df.filter(pl.col(model) == name)
+            .group_by("threshold")
+            .agg(
+                mean=pl.col("net_benefit").mean(),
+                sd=pl.col("net_benefit").std().fill_null(0.0),
+            )
+            .sort("threshold")
+        )
+        t, mean, sd = (per_threshold[c].to_numpy() for c in ("threshold", "mean", "sd"))
+        colour = _colour(k)
+        ax.fill_between(t, mean - sd, mean + sd, color=colour, alpha=0.18, lw=0)
+        ax.plot(t, mean, color=colour, lw=1.6, label=str(name))
+    every = df.group_by("threshold").agg(pl.col("net_benefit_all").mean()).sort("threshold")
+    ax.plot(every["threshold"], every["net_benefit_all"], color="0.15", lw=1.0, ls="--",
+            label="treat all")  # fmt: skip
+    ax.axhline(0.0, color="0.45", lw=1.0, ls=":", label="treat none")
+    ax.fill_between([], [], [], color="0.5", alpha=0.18, lw=0, label="band: ±1 SD over folds")
+    highest = [*df["net_benefit"].to_list(), *every["net_benefit_all"].drop_nulls().to_list()]
+    top = max([0.01, *highest])
+    ax.set_ylim(-0.15 * top, 1.1 * top)
+    ax.set_xlim(0, 1)
+    ax.set(xlabel="threshold probability", ylabel="net benefit")
+    ax.set_title(title or "Decision curves (mean over folds)")
+    ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize="small", frameon=False)
     fig.tight_layout()
     return cast("Figure", fig)

@@ -31,6 +31,7 @@ from polaroc.evaluation import evaluate
 from polaroc.metrics.curves import roc_curve
 from polaroc.metrics.fold_curves import average_roc, pooled_roc, pooling_table
 from polaroc.metrics.multiclass import pairwise_auc
+from polaroc.metrics.net_benefit import decision_curve
 from polaroc.metrics.precision_recall import pooled_pr_curve, pr_curve
 from polaroc.metrics.reliability import calibration, calibration_curve
 
@@ -39,6 +40,7 @@ __all__ = [
     "Report",
     "Settings",
     "calibration_tables",
+    "net_benefit_summary",
     "probability_sets",
     "report_tables",
     "sorted_table",
@@ -669,9 +671,10 @@ def calibration_tables(
     ``calibration_curve``: the reliability curves (:func:`polaroc.calibration_curve`, per
     fold) of the positive class of each binary data set among them and, for each
     multiclass one logged with sample ids, of the top label (each sample's highest score
-    against whether its class is the label; Guo et al. 2017). Repeats are kept apart: a
-    repeated fold is drawn as its own curve and a sample counts once per repeat. Empty
-    when no data set qualifies.
+    against whether its class is the label; Guo et al. 2017); ``decision_curve``: the
+    positive class's decision curves (:func:`polaroc.decision_curve`, per fold) of the
+    binary ones. Repeats are kept apart: a repeated fold is drawn as its own curve and a
+    sample counts once per repeat. Empty when no data set qualifies.
     """
     if sets.height == 0 or (by and not set(by) <= set(sets.columns)):
         return {}
@@ -689,10 +692,12 @@ def calibration_tables(
     chosen = kinds.join(sets, on=by, how="semi") if by else kinds.head(sets.height)
     binary, multi = chosen.filter(~pl.col("multiclass")), chosen.filter(pl.col("multiclass"))
     tables, curves = [], []
+    plans: dict[str, pl.LazyFrame] = {}
     if binary.height:
         rows = positive_rows(lf, binary, by, cols.class_ in names, cols)
         tables.append(calibration(rows, by=keys, sample=cols.sample, **common))
         curves.append(calibration_curve(rows, by=[*keys, cols.fold], **common))
+        plans["decision_curve"] = _decision_curve(rows, [*keys, cols.fold], cols)
     if multi.height:
         rows = _subset(lf, multi, by)
         tables.append(calibration(rows, by=keys, sample=cols.sample, **common))
@@ -703,11 +708,11 @@ def calibration_tables(
                 model=cols.model, fold=cols.fold, dataset=cols.dataset, n_bins=CALIBRATION_BINS,
             ))  # fmt: skip
     table = pl.concat(tables, how="diagonal_relaxed")
-    plans = {"calibration": table.sort([*by, "brier", cols.model], nulls_last=True)}
+    plans["calibration"] = table.sort([*by, "brier", cols.model], nulls_last=True)
     if curves:
         curve = pl.concat(curves, how="diagonal_relaxed")
         plans["calibration_curve"] = curve.sort([*keys, cols.fold, "bin"])
-    return plans
+    return dict(sorted(plans.items()))
 
 
 def one_vs_rest_macro(
@@ -790,6 +795,61 @@ def top_label(log: pl.LazyFrame, keys: list[str], columns: LogColumns) -> pl.Laz
             (ranked.first() == pl.col("_pr_l").first()).alias(TOP_RIGHT),
         )
     )
+
+
+def _decision_curve(rows: pl.LazyFrame, by: list[str], cols: LogColumns) -> pl.LazyFrame:
+    """:func:`polaroc.decision_curve` of the positive class's ``rows``, per ``by``."""
+    table = decision_curve(
+        rows, by=by, model=cols.model, fold=cols.fold, class_=cols.class_, score=cols.score,
+        label=cols.label, dataset=cols.dataset,
+    )  # fmt: skip
+    return table.sort([*by, "threshold"])
+
+
+SUMMARY_THRESHOLDS = (0.05, 0.1, 0.2, 0.3, 0.5)
+"""The threshold probabilities at which the page tabulates the decision curves."""
+
+
+def net_benefit_summary(
+    curve: pl.DataFrame, model: str, thresholds: Iterable[float] = SUMMARY_THRESHOLDS
+) -> pl.DataFrame:
+    """Mean net benefit over folds at a few thresholds: a row per model, treat all, treat none.
+
+    ``curve`` is :func:`polaroc.decision_curve`'s table of one data set; a column
+    ``pt = 0.1`` holds the models' mean ``net_benefit`` (nulls and NaN left out) at that
+    threshold probability. Models come best first by their mean over those thresholds,
+    then ``treat all`` (the folds' mean ``net_benefit_all``) and ``treat none`` (0).
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> from polaroc.report.tables import net_benefit_summary
+    >>> curve = pl.DataFrame({"model": ["a", "a"], "fold": [0, 1], "threshold": [0.1, 0.1],
+    ...                       "net_benefit": [0.3, 0.2], "net_benefit_all": [0.25, 0.15]})
+    >>> net_benefit_summary(curve, "model", [0.1]).rows()
+    [('a', 0.25), ('treat all', 0.2), ('treat none', 0.0)]
+    """
+    points = [float(t) for t in thresholds]
+    usable = pl.col("net_benefit").is_not_null() & pl.col("net_benefit").is_not_nan()
+    part = curve.filter(usable & pl.col("threshold").is_in(points))
+    label = {t: f"pt = {t:g}" for t in points}
+
+    def wide(values: pl.DataFrame, name: str) -> pl.DataFrame:
+        at = [
+            pl.col("_pr_v").filter(pl.col("threshold") == t).mean().alias(label[t]) for t in points
+        ]
+        return values.group_by(name).agg(at)
+
+    named = pl.col(model).cast(pl.String).alias(model)
+    rows = part.select(named, "threshold", _pr_v="net_benefit")
+    models = wide(rows, model).sort(
+        pl.mean_horizontal(list(label.values())), pl.col(model), descending=[True, False]
+    )
+    every = wide(
+        part.select("threshold", _pr_v="net_benefit_all", **{model: pl.lit("treat all")}), model
+    )
+    none = pl.DataFrame({model: ["treat none"], **{c: [0.0] for c in label.values()}})
+    return pl.concat([models, every, none], how="vertical_relaxed")
 
 
 def cell_text(value: object) -> str:

@@ -206,6 +206,11 @@ def _figures(
                 part, model=model, fold=fold, outcome=outcome,
                 order=_ranked(part[model], orders.get(key)),
             ))  # fmt: skip
+    if "decision_curve" in tables:
+        from polaroc.report.plot_scoring import decision_curve
+
+        for key, part in _parts(tables["decision_curve"], rep.by).items():
+            save("decision_curve", key, decision_curve(part, model=model, fold=fold))
     if "pairwise" in tables:
         for key, part in _parts(tables["pairwise"], rep.by).items():
             save("pairwise", key, plot.pairwise_heatmap(part, model=model, order=orders.get(key)))

@@ -9,13 +9,14 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Literal
+from typing import Literal, Unpack
 
 import polars as pl
 
+from polaroc.core.args import validated
 from polaroc.core.batches import Table, batch_results, group_sizes, positive_rows, with_batches
-from polaroc.core.inputs import FrameLike, LogColumns, as_lazy, as_names, require_columns
-from polaroc.core.log import default_by
+from polaroc.core.inputs import ColumnLike, FrameLike, as_lazy, as_names, require_columns
+from polaroc.core.log import LogNames, columns_of, default_by
 from polaroc.evaluation.per_fold import EvaluateOptions, evaluate
 from polaroc.io import scan_logs
 
@@ -25,7 +26,11 @@ Engine = Literal["streaming", "in-memory"]
 
 
 def plan_batches(
-    log: FrameLike, *, by: str | Iterable[str] | None = None, max_rows: int = 10_000_000
+    log: FrameLike,
+    *,
+    by: str | Iterable[str] | None = None,
+    max_rows: int = 10_000_000,
+    **columns: Unpack[LogNames],
 ) -> pl.LazyFrame:
     """Assign every group of ``log`` to a batch of at most about ``max_rows`` rows.
 
@@ -40,10 +45,14 @@ def plan_batches(
     log
         ``DataFrame`` or ``LazyFrame`` (e.g. a ``pl.scan_parquet`` of the log).
     by
-        The grouping columns; ``None`` means ``(model, fold)``, with ``dataset``
-        first when the log has one.
+        The grouping columns; ``None`` means ``(dataset, model, repeat, fold)`` of the
+        columns the log has (``model`` and ``fold`` always), as :func:`polaroc.evaluate`.
     max_rows
         The row budget of a batch.
+    **columns
+        Names of the log's columns, as keywords: ``model``, ``fold``, ``class_``,
+        ``score``, ``label``, ``sample``, ``dataset``, ``repeat`` (each defaults to its
+        own name); only those of the default ``by`` are read.
 
     Returns
     -------
@@ -71,7 +80,8 @@ def plan_batches(
     max_rows = positive_rows(max_rows)
     frame = as_lazy(log)
     schema = frame.collect_schema()
-    keys = default_by(schema, LogColumns()) if by is None else as_names(by)
+    names = columns_of(columns, caller="plan_batches")
+    keys = default_by(schema, names) if by is None else as_names(by)
     require_columns(schema, keys)
     return with_batches(group_sizes(frame, keys), max_rows)
 
@@ -91,6 +101,7 @@ class GroupedEvaluate:
         return evaluate(part, **self.options.keywords(), max_rows=None)
 
 
+@validated
 def evaluate_in_batches(
     log: FrameLike | str | Path,
     table: Table | None = None,
@@ -99,17 +110,10 @@ def evaluate_in_batches(
     max_rows: int | Literal["auto"] = 10_000_000,
     engine: Engine = "streaming",
     threshold: float = 0.5,
-    weight: str | None = None,
+    weight: ColumnLike | None = None,
     collapse_ties: bool | None = None,
-    model: str = "model",
-    fold: str = "fold",
-    class_: str = "class",
-    score: str = "score",
-    label: str = "label",
-    sample: str = "sample",
-    dataset: str = "dataset",
-    repeat: str = "repeat",
     progress: bool = False,
+    **columns: Unpack[LogNames],
 ) -> pl.DataFrame:
     """Evaluate a log bigger than memory, whole groups at a time.
 
@@ -139,7 +143,8 @@ def evaluate_in_batches(
         straddle batches: every ``by`` column must be one of its grouping columns.
     by
         The columns that define a group (and a batch's unit); ``None`` means
-        ``(model, fold)``, with ``dataset`` first when the log has one.
+        ``(dataset, model, repeat, fold)`` of the columns the log has (``model`` and
+        ``fold`` always), as :func:`polaroc.evaluate`.
     max_rows
         Row budget of a batch. With ``max_rows`` at most the largest group's rows,
         memory is set by the largest group alone. ``"auto"``: sized from the log's
@@ -149,11 +154,13 @@ def evaluate_in_batches(
         Polars engine for each batch (``"streaming"`` or ``"in-memory"``).
     threshold, weight, collapse_ties
         Options of the default table, as in :func:`polaroc.evaluate`.
-    model, fold, class_, score, label, sample, dataset, repeat
-        The log's column names, used by the default ``by`` and the default ``table``.
     progress
         Show a progress bar of the batches on the terminal (rich, from the
         ``report`` extra: ``pip install 'polaroc[report]'``).
+    **columns
+        Names of the log's columns, as keywords: ``model``, ``fold``, ``class_``,
+        ``score``, ``label``, ``sample``, ``dataset``, ``repeat`` (each defaults to its
+        own name), read by the default ``by`` and the default ``table``.
 
     Returns
     -------
@@ -191,10 +198,8 @@ def evaluate_in_batches(
     [1.0, 1.0, 0.0, 1.0]
     """
     options = EvaluateOptions.of(
-        threshold=threshold, weight=weight, collapse_ties=collapse_ties, model=model,
-        fold=fold, class_=class_, score=score, label=label, sample=sample, dataset=dataset,
-        repeat=repeat,
-    )  # fmt: skip
+        threshold=threshold, weight=weight, collapse_ties=collapse_ties, **columns
+    )
     rows = max_rows if max_rows == "auto" else positive_rows(max_rows)
     frame = scan_logs(log) if isinstance(log, str | Path) else as_lazy(log)
     keys = default_by(frame.collect_schema(), options.columns) if by is None else as_names(by)

@@ -30,15 +30,16 @@ import math
 import os
 from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Any
+from typing import Any, Unpack
 from urllib.parse import unquote
 
 import polars as pl
 
+from polaroc.core.args import validated
 from polaroc.core.batches import positive_rows
 from polaroc.core.blocks import CLASS, LABEL, USABLE
-from polaroc.core.inputs import LogColumns, require_columns
-from polaroc.core.log import SCORE, default_by
+from polaroc.core.inputs import ColumnLike, LogColumns, require_columns
+from polaroc.core.log import SCORE, LogNames, default_by
 from polaroc.evaluation.per_fold import EvaluateOptions, with_auc_ci
 from polaroc.io import find_log_files, scan_logs
 from polaroc.scale import _big_groups as big_groups
@@ -316,6 +317,7 @@ def _table_schema(
     return keys, function, function(pl.LazyFrame(schema=schema)).collect_schema()
 
 
+@validated
 def evaluate(
     source: object,
     *,
@@ -324,17 +326,10 @@ def evaluate(
     by: str | Iterable[str] | None = None,
     max_group_rows: int | None = None,
     threshold: float = 0.5,
-    weight: str | None = None,
+    weight: ColumnLike | None = None,
     collapse_ties: bool | None = None,
     partitions: int | None = None,
-    model: str = "model",
-    fold: str = "fold",
-    class_: str = "class",
-    score: str = "score",
-    label: str = "label",
-    sample: str = "sample",
-    dataset: str = "dataset",
-    repeat: str = "repeat",
+    **columns: Unpack[LogNames],
 ) -> pl.DataFrame:
     """The per-fold table computed on Ray or Spark, equal to the one-machine table.
 
@@ -365,7 +360,8 @@ def evaluate(
         Default: :func:`polaroc.evaluate` grouped by ``by``.
     by
         The columns of a group (the engine's shuffle keys); ``None`` means
-        ``(model, fold)``, with ``dataset`` first when the log has one.
+        ``(dataset, model, repeat, fold)`` of the columns the log has (``model`` and
+        ``fold`` always), as :func:`polaroc.evaluate`.
     max_group_rows
         Groups with more rows than this are computed without gathering them
         (``table`` must then be the default). ``None``: every group is gathered.
@@ -375,8 +371,10 @@ def evaluate(
         ``weight``.
     partitions
         Shuffle partitions (default: the cluster's CPUs, at least 2).
-    model, fold, class_, score, label, sample, dataset, repeat
-        The log's column names.
+    **columns
+        Names of the log's columns, as keywords: ``model``, ``fold``, ``class_``,
+        ``score``, ``label``, ``sample``, ``dataset``, ``repeat`` (each defaults to its
+        own name).
 
     Returns
     -------
@@ -414,11 +412,9 @@ def evaluate(
     True
     """
     options = EvaluateOptions.of(
-        by=by, threshold=threshold, weight=weight, collapse_ties=collapse_ties, model=model,
-        fold=fold, class_=class_, score=score, label=label, sample=sample, dataset=dataset,
-        repeat=repeat,
-    )  # fmt: skip
-    columns = options.columns
+        by=by, threshold=threshold, weight=weight, collapse_ties=collapse_ties, **columns
+    )
+    names = options.columns
     if engine not in ("ray", "spark", "polars"):
         msg = f"engine must be 'ray', 'spark' or 'polars' (this machine), got {engine!r}"
         raise ValueError(msg)
@@ -456,7 +452,7 @@ def evaluate(
         small = runner.map_batches(src.data, _without(big, keys, schema), schema)
         parts.append(_per_group(runner, src, small, keys, table, out))
     if big.height:
-        whole = _big_table(runner, src, big, keys, columns, threshold, max_group_rows)
+        whole = _big_table(runner, src, big, keys, names, threshold, max_group_rows)
         parts.append(conform(with_auc_ci(whole.lazy()).collect(), out))
     if not parts:
         return _per_group(runner, src, data, keys, table, out)

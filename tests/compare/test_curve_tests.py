@@ -354,8 +354,11 @@ def test_demo_log_shape_with_class_rows_and_renamed_columns(run):
         ),
     )
     assert band.select("model", "fold").n_unique() == demo.select("model", "fold").n_unique()
-    with pytest.raises(ValueError, match="positive_class"):
-        pr.bootstrap_test(demo, *models, score="prob", n_boot=10).collect()
+    # a two-class log is read through its larger class (malignant, the Enum's last),
+    # stated in the output's class column
+    assert boot["class"].cast(pl.String).unique().to_list() == [cls]
+    default = pr.bootstrap_test(demo, *models, n_boot=100, seed=1, score="prob", by="fold")
+    assert_frame_equal(default.collect(), boot.sort("fold"))
 
 
 def test_roc_ci_and_coords_ci_policies(rng):

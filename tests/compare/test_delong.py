@@ -118,12 +118,26 @@ def test_both_class_rows_with_positive_class(run, rng):
         ]
     )
     out = run(both, lambda f: pr.delong_test(f, "a", "b", positive_class=1))
-    assert_matches(out.row(0, named=True), oracle(log.with_columns(pl.col("label") == 1)))
-    with pytest.raises(ValueError, match="several classes") as raised:
-        pr.delong_test(both, "a", "b")
-    assert "repeats" not in str(raised.value)  # the cause alone, not its consequences
-    with pytest.raises(ComputeError, match="several classes"):
-        pr.delong_test(both.lazy(), "a", "b").collect()
+    expected = oracle(log.with_columns(pl.col("label") == 1))
+    assert_matches(out.row(0, named=True), expected)
+    assert out["class"].to_list() == [1]  # the class read, stated
+    # a two-class log is read through its larger class by default
+    larger = run(both, lambda f: pr.delong_test(f, "a", "b"))
+    assert_matches(larger.row(0, named=True), expected)
+    assert larger["class"].to_list() == [1]
+    # class 0's scores: the same test with the labels and the scores turned around
+    zero = run(both, lambda f: pr.delong_test(f, "a", "b", positive_class=0)).row(0, named=True)
+    assert zero["class"] == 0
+    assert zero["auc_a"] == pytest.approx(expected["auc_a"], abs=1e-12)
+    # more than two classes need positive_class=, and say so (the cause alone)
+    three = pl.concat([both, log.with_columns(**{"class": pl.lit(2, pl.Int64)})])
+    with pytest.raises(
+        ValueError, match=r"more than two classes in 'class': \(0, 1, 2\)"
+    ) as raised:
+        pr.delong_test(three, "a", "b")
+    assert "repeat" not in str(raised.value)
+    with pytest.raises(ComputeError, match="more than two classes"):
+        pr.delong_test(three.lazy(), "a", "b").collect()
     with pytest.raises(ValueError, match="needs a 'class' column"):
         pr.delong_test(log, "a", "b", positive_class=1)
 
@@ -208,7 +222,7 @@ PAIRING = {
     ),
     "repeated sample": (
         pl.concat([base_log(), base_log().head(1)]),
-        r"'a' repeats \(fold, sample\): \(0, 0, 2\)",
+        r"a \(model, fold, sample\) key holds more than one row.*\(a, 0, 0\).*repeat",
     ),
     "label differs": (
         base_log().with_columns(
@@ -279,7 +293,7 @@ def test_positive_class_typo_names_the_classes_found():
         pr.delong_test(log, "a", "b", positive_class=2)
     with pytest.raises(ComputeError, match="positive_class=2 is not a value"):
         pr.delong_test(log.lazy(), "a", "b", positive_class=2).collect()
-    with pytest.raises(ValueError, match="cannot be compared with the 'class' column"):
+    with pytest.raises(TypeError, match="cannot be compared with the class column 'class'"):
         pr.delong_test(log, "a", "b", positive_class="one")
     with pytest.raises(ValueError, match="positive_class=2 is not a value"):
         pr.delong_omnibus(log, positive_class=2)
@@ -415,7 +429,7 @@ def test_omnibus_errors(rng):
     )
     with pytest.raises(ValueError, match=r"label differs between the models: \(0, 5\)"):
         pr.delong_omnibus(flipped)
-    with pytest.raises(ComputeError, match="repeated rows"):
+    with pytest.raises(ComputeError, match="key holds more than one row"):
         pr.delong_omnibus(pl.concat([log, log.head(1)]).lazy()).collect()
     with pytest.raises(ValueError, match="fewer than two models"):
         pr.delong_omnibus(log.filter(model="m0"))
@@ -458,3 +472,37 @@ def test_a_repeated_log_is_tested_within_each_repeat():
         )
     omnibus = pr.delong_omnibus(log).collect().sort("repeat")
     assert omnibus["repeat"].to_list() == [0, 1]
+
+
+def test_a_log_of_two_data_sets_is_tested_per_data_set(rng):
+    # issue 32: sample ids restart in every data set and repeat; the default groups are
+    # the data sets (within each repeat), each row equal to the pair definition on its
+    # rows, and by=() pools both data sets' pairs into one test
+    parts = [
+        two_model_log(rng, folds=2, n=50).with_columns(dataset=pl.lit(d), repeat=pl.lit(r))
+        for d in ("heart", "iris")
+        for r in (0, 1)
+    ]
+    log = pl.concat(parts)
+    out = pr.delong_test(log, "a", "b").collect()
+    assert out.select("repeat", "dataset").rows() == [
+        (0, "heart"),
+        (0, "iris"),
+        (1, "heart"),
+        (1, "iris"),
+    ]
+    for row in out.iter_rows(named=True):
+        part = log.filter(dataset=row["dataset"], repeat=row["repeat"])
+        assert_matches(row, oracle(part))
+    pooled = pr.delong_test(log.filter(repeat=0), "a", "b", by=()).collect()
+    both = log.filter(repeat=0).with_columns(pl.col("fold") + 10 * (pl.col("dataset") == "iris"))
+    assert_matches(pooled.row(0, named=True), oracle(both))
+    # the omnibus too: no false "labels differ", each data set its own χ²
+    k = pl.concat(
+        [k_model_log(rng, k=3, folds=2, n=40).with_columns(dataset=pl.lit(d)) for d in "xy"]
+    )
+    omnibus = pr.delong_omnibus(k).collect()
+    assert omnibus["dataset"].to_list() == ["x", "y"]
+    for row in omnibus.iter_rows(named=True):
+        expected = omnibus_oracle(k.filter(dataset=row["dataset"]).drop("dataset"))
+        assert row["statistic"] == pytest.approx(expected, rel=1e-9)

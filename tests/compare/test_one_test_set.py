@@ -63,14 +63,25 @@ def multiclass_log(rng, k=3, n=90, models=("a", "b", "c")):
     return pl.concat(parts)
 
 
-def right_matrix(log: pl.DataFrame, models) -> np.ndarray:
-    """Oracle: samples × models, 1 where the model classifies the sample right (numpy)."""
+def right_matrix(log: pl.DataFrame, models, threshold=0.5, positive=None) -> np.ndarray:
+    """Oracle: samples × models, 1 where the model classifies the sample right (numpy).
+
+    Binary (no class column, or two classes: ``positive`` or the larger one): right
+    when ``score >= threshold`` on the positive class's score is the label; more
+    classes: the argmax, a tie at the top wrong.
+    """
     cols = []
+    classes = sorted(log["class"].unique()) if "class" in log.columns else []
     for name in models:
         keys = [c for c in ("dataset", "repeat", "fold", "sample", "class") if c in log.columns]
         rows = log.filter(model=name).sort(keys)
         if "class" not in log.columns:
-            right = (rows["score"].to_numpy() >= 0.5) == rows["label"].to_numpy()
+            right = (rows["score"].to_numpy() >= threshold) == rows["label"].to_numpy()
+        elif len(classes) <= 2:
+            top = classes[-1] if positive is None else positive
+            one = rows.filter(pl.col("class") == top)
+            predicted = one["score"].to_numpy() >= threshold
+            right = predicted == (one["label"].to_numpy() == top)
         else:
             k = rows["class"].n_unique()
             scores = rows["score"].to_numpy().reshape(-1, k)
@@ -132,7 +143,8 @@ def test_one_sided_is_the_exact_binomial_tail(rng, alternative):
         pr.mcnemar_test(log, "a", "b", exact=False, alternative=alternative)
 
 
-def test_demo_log_argmax_with_sample_ids_and_every_class(run):
+def test_demo_log_thresholds_its_positive_class(run):
+    # a two-class log holding both classes' rows: malignant (the larger class) >= 0.5
     log = pl.read_parquet(pr.demo_log_path())
     out = run(log, lambda f: pr.mcnemar_test(f, "forest", "naive_bayes", exact=False))
     coded = log.with_columns(
@@ -154,7 +166,36 @@ def test_demo_log_argmax_with_sample_ids_and_every_class(run):
         pytest.approx(res.statistic),
         len(models) - 1,
         pytest.approx(res.pvalue, rel=1e-9),
+        "malignant",  # the class read
     )
+
+
+@pytest.mark.parametrize("threshold", [0.3, 0.5, 0.7])
+def test_binary_logs_with_both_classes_rows_honour_the_threshold(run, rng, threshold):
+    # issue 32: the argmax ignored threshold= on a log holding both classes' rows
+    one = binary_log(rng, folds=2, n=60).with_columns(pl.col("label").cast(pl.Int64))
+    positive = one.with_columns(**{"class": pl.lit(1, pl.Int64)})
+    both = pl.concat(
+        [positive, one.with_columns(**{"class": pl.lit(0, pl.Int64)}, score=1 - pl.col("score"))]
+    )
+    expected = mcnemar_oracle(
+        right_matrix(one.with_columns(pl.col("label") == 1), ["a", "c"], threshold), True
+    )
+    for log in (one.with_columns(pl.col("label") == 1), positive, both):
+        out = run(log, lambda f: pr.mcnemar_test(f, "a", "c", threshold=threshold, exact=True))
+        row = out.row(0, named=True)
+        assert (row["statistic"], row["n_01"], row["n_10"]) == (expected[0], *expected[2:])
+        assert row["p_value"] == pytest.approx(expected[1], rel=1e-10)
+        assert row.get("class", 1) == 1
+    # class 0's score against the threshold: another test, stated as class 0
+    zero = run(both, lambda f: pr.mcnemar_test(f, "a", "c", threshold=threshold, positive_class=0))
+    x = right_matrix(both, ["a", "c"], threshold, positive=0)
+    assert zero["p_value"][0] == pytest.approx(mcnemar_oracle(x, zero["exact"][0])[1], rel=1e-10)
+    assert zero["class"][0] == 0
+    q = run(both, lambda f: pr.cochran_q(f, threshold=threshold))
+    res = cochrans_q(right_matrix(both, ["a", "b", "c"], threshold))
+    assert q["statistic"][0] == pytest.approx(res.statistic, rel=1e-12)
+    assert q["p_value"][0] == pytest.approx(res.pvalue, rel=1e-10)
 
 
 def test_multiclass_ties_at_the_top_count_as_wrong(run, rng):
@@ -166,7 +207,8 @@ def test_multiclass_ties_at_the_top_count_as_wrong(run, rng):
     assert out["p_value"][0] == pytest.approx(p, rel=1e-10)
     q = run(log, lambda f: pr.cochran_q(f, ["a", "b", "c"]))
     res = cochrans_q(x)
-    assert q.columns == ["n", "k", "statistic", "df", "p_value"]
+    assert q.columns == ["n", "k", "statistic", "df", "p_value", "class"]
+    assert q["class"][0] is None  # the argmax reads every class
     assert q["statistic"][0] == pytest.approx(res.statistic, rel=1e-12)
     assert q["p_value"][0] == pytest.approx(res.pvalue, rel=1e-10)
 

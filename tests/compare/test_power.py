@@ -161,10 +161,16 @@ def test_two_curves_planned_size_and_awkward_pilots(run):
     ):
         with pytest.raises(ValueError, match=match):
             pr.power_auc_test(log, "a", "b", **kwargs)
-    with pytest.raises(ValueError, match="pair"):
+    # the log's errors name the function called, never the test it reads the pilot with
+    with pytest.raises(ValueError, match="power_auc_test cannot pair") as raised:
         pr.power_auc_test(
             log.filter(~((pl.col("model") == "b") & (pl.col("sample") == 0))), "a", "b"
         )
+    assert "delong_test" not in str(raised.value)
+    with pytest.raises(ValueError, match="power_auc_test compares two different models"):
+        pr.power_auc_test(log, "a", "a")
+    with pytest.raises(TypeError, match=r"power_auc_test\(\) got an unexpected keyword"):
+        pr.power_auc_test(log, "a", "b", scores="score")
 
 
 def test_two_curves_on_the_demo_log_with_a_class_column():

@@ -8,6 +8,7 @@ import numpy as np
 import polars as pl
 import pytest
 from polars.exceptions import ComputeError
+from polars.testing import assert_frame_equal
 from scipy import stats
 from sklearn.metrics import roc_auc_score
 
@@ -146,7 +147,7 @@ def test_degenerate_and_nan_validation_parts(run):
     assert all(math.isnan(v) for v in out["test_auc"])
 
 
-def test_both_class_rows_need_a_positive_class(run):
+def test_both_class_rows_are_read_through_the_positive_class(run):
     log = tiny_log().with_columns(pl.col("label").cast(pl.Int64))
     both = pl.concat(
         [
@@ -154,10 +155,14 @@ def test_both_class_rows_need_a_positive_class(run):
             log.with_columns(**{"class": pl.lit(0, pl.Int64)}, score=1 - pl.col("score")),
         ]
     )
-    with pytest.raises(ValueError, match="several classes"):
-        pr.select_models(both)
     out = run(both, lambda f: pr.select_models(f, positive_class=1))
     assert out["validation_value"].to_list() == pytest.approx([1.0, 0.7])  # AUC, sAUC
+    assert out["class"].to_list() == [1, 1]  # the class read, stated
+    # by default a two-class log is read through its larger class
+    assert_frame_equal(run(both, lambda f: pr.select_models(f)), out)
+    three = pl.concat([both, log.with_columns(**{"class": pl.lit(2, pl.Int64)})])
+    with pytest.raises(ValueError, match="more than two classes"):
+        pr.select_models(three)
 
 
 def test_missing_test_part_is_named():

@@ -9,6 +9,7 @@ fixed dtypes, and any two tables must concatenate diagonally.
 
 from __future__ import annotations
 
+import inspect
 import itertools
 from functools import cache
 
@@ -18,6 +19,7 @@ import pytest
 
 import polaroc as pr
 from polaroc.compare.registry import ADJUSTMENTS, REGISTRY, Comparison, comparison
+from polaroc.core.log import COLUMN_KEYWORDS
 
 # Tests other branches are adding; the lead registers each once it answers in the shape.
 PENDING = (
@@ -162,6 +164,19 @@ def test_registry_names_the_functions_polaroc_exports():
         assert comparison(entry.function) is entry
     # the registry only passes options a function takes
     assert REGISTRY["anova"].accepted(alpha=0.05, by=(), rope=0.1) == {"by": ()}
+
+
+def test_registry_options_are_the_functions_keywords():
+    # every option the registry passes is a keyword the function takes; a test that reads
+    # a log takes by=, every column keyword of the log (dataset and repeat included) and
+    # the positive class of a two-class log
+    for name, entry in REGISTRY.items():
+        parameters = inspect.signature(entry.function).parameters
+        columns = any(p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters.values())
+        taken = set(parameters) | (set(COLUMN_KEYWORDS) if columns else set())
+        assert entry.options <= taken, (name, sorted(entry.options - taken))
+        if entry.reads == "log":
+            assert {"by", "positive_class", *COLUMN_KEYWORDS} <= entry.options, name
 
 
 def test_unpaired_delong_concatenates_diagonally_with_every_table():

@@ -420,6 +420,62 @@ def test_top_k_accuracy_equals_scikit_learn(run, rng):
         )
 
 
+@pytest.mark.filterwarnings("ignore:'k' .* will result in a perfect score")
+def test_top_k_accuracy_of_one_score_row_per_sample_is_scikit_learns_binary_rule(rng):
+    # issue 32: a binary log of the positive class's rows gave 1.0 (its negatives dropped)
+    n = 300
+    y = rng.integers(0, 2, n)
+    s = np.round(rng.random(n), 2)
+    s = np.where(s == 0.5, 0.51, s)  # scikit-learn predicts positive iff s > 0.5, here >=
+    positive = pl.DataFrame({"model": "m", "fold": 0, "sample": np.arange(n), "score": s})
+    logs = {
+        "positive rows": positive.with_columns(pl.lit(1).alias("class"), pl.lit(y).alias("label")),
+        "no class column": positive.with_columns(pl.lit(y == 1).alias("label")),
+    }
+    for name, log in logs.items():
+        for k in (1, 2):
+            got = pr.top_k_accuracy(log, k=k).collect().item(0, "top_k_accuracy")
+            assert got == pytest.approx(skm.top_k_accuracy_score(y, s, k=k)), (name, k)
+        at = pr.top_k_accuracy(log, k=1, threshold=0.3).collect().item(0, "top_k_accuracy")
+        assert at == pytest.approx(skm.accuracy_score(y, s >= 0.3)), name
+
+
+def test_top_k_accuracy_over_folds_keeps_each_folds_samples_apart(rng):
+    # issue 32: sample ids restart in every (model, fold); by=() pooled different
+    # samples' class rows into one "sample" (0.365 where scikit-learn gives 0.889)
+    parts, ys, ps = [], [], []
+    for model in ("a", "b"):
+        for fold in range(3):
+            n, c = 30, 3
+            y = rng.integers(0, c, n)
+            p = rng.random((n, c))
+            p[np.arange(n), y] += 0.8
+            parts.append(
+                pl.DataFrame(
+                    {
+                        "model": model,
+                        "fold": fold,
+                        "sample": np.repeat(np.arange(n), c),
+                        "class": np.tile(np.arange(c), n),
+                        "score": p.ravel(),
+                        "label": np.repeat(y, c),
+                    }
+                )
+            )
+            ys.append(y)
+            ps.append(p)
+    log = pl.concat(parts)
+    got = pr.top_k_accuracy(log, k=1, by=()).collect().item(0, "top_k_accuracy")
+    assert got == pytest.approx(skm.top_k_accuracy_score(np.concatenate(ys), np.vstack(ps), k=1))
+    by_model = pr.top_k_accuracy(log, k=1, by="model").collect().sort("model")
+    for i, row in enumerate(by_model.iter_rows(named=True)):
+        want = skm.top_k_accuracy_score(
+            np.concatenate(ys[3 * i : 3 * i + 3]), np.vstack(ps[3 * i : 3 * i + 3]), k=1
+        )
+        assert row["n"] == 90
+        assert row["top_k_accuracy"] == pytest.approx(want)
+
+
 def test_operating_points_are_the_brute_force_optimum(rng):
     df = grouped_log(rng, n=80).filter(pl.col("model") == "a", pl.col("fold") == 0)
     y, s = df["label"].to_numpy(), df["score"].to_numpy()

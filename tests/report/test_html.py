@@ -25,15 +25,17 @@ def test_page_is_self_contained(demo_page):
     assert re.findall(r'(?:src|href)="(?!data:|#)[^"]*"', demo_page) == []
     assert not re.search(r"url\((?!data:)", demo_page)
     # ROC overlay, p-value map, per-fold AUC, ROC per fold, precision-recall, Duncan
-    assert demo_page.count('src="data:image/png;base64,') == 7  # with the reliability diagram
+    # with the reliability diagram and the decision curves
+    assert demo_page.count('src="data:image/png;base64,') == 8
 
 
 def test_sections_come_in_reading_order(demo_page):
     ids = re.findall(r'<section id="([^"]+)"', demo_page)
-    assert ids[:8] == ["verdict", "settings", "evaluated", "results", "summary-log",
-                       "paired-log", "figures-log", "calibration-log"]  # fmt: skip
-    assert ids[8] == "appendix"
-    appendix = ids[9:]
+    assert ids[:9] == ["verdict", "settings", "evaluated", "results", "summary-log",
+                       "paired-log", "figures-log", "calibration-log",
+                       "decision-curve-log"]  # fmt: skip
+    assert ids[9] == "appendix"
+    appendix = ids[10:]
     assert {"appendix-anova", "appendix-duncan", "appendix-agreement", "appendix-pooling",
             "appendix-se-vs-sd"} <= set(appendix)  # fmt: skip
     nav = demo_page[demo_page.index("<nav>") : demo_page.index("</nav>")]

@@ -117,9 +117,10 @@ def test_demo_page(tmp_path):
     result = render(page, tmp_path / "demo.png")
     check(result, page, BINARY)
     # ROC overlay, p-value map, per-fold AUC, ROC per fold, precision-recall, reliability
-    # diagram (the demo's scores are probabilities), Duncan
-    assert len(result["images"]) == 7
+    # diagram and decision curves (the demo's scores are probabilities), Duncan
+    assert len(result["images"]) == 8
     assert "reliability diagram" in alts(result)
+    assert "decision curves" in alts(result)
     assert "ROC curves of every model" in alts(result)
     assert "p-value map" in alts(result)
     assert (tmp_path / "demo.png").stat().st_size > 50_000
