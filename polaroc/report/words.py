@@ -301,6 +301,16 @@ def _effect(row: Mapping[str, object]) -> str:
     return f", d = {d:.2f}" + (f", {words}" if words else "")
 
 
+def _omnibus(tests: Sequence[str]) -> str:
+    """The test over every model that gates the comparisons with the best."""
+    joined = " ".join(tests).lower()
+    if "friedman" in joined:
+        return "Friedman's test"
+    if "cochran" in joined:
+        return "Cochran's Q"
+    return "the test over all models"
+
+
 def _bracket(effect: str) -> str:
     """An effect's text in brackets (" (d = 0.31, small)"); none stays none."""
     return f" ({effect.removeprefix(', ')})" if effect else ""
@@ -397,6 +407,13 @@ def _one_verdict(
         names = [[Piece(f"{r[model]} ({label(r)})")] for r in tied.iter_rows(named=True)]
         verb = "is" if tied.height == 1 else "are"
         parts.append([*_names(names), Piece(f" {verb} not distinguishable from it ({test})")])
+        small = pl.col("p_vs_best").is_not_nan() & (pl.col("p_vs_best") <= words.alpha)
+        if not bayes and tied.filter(small).height:  # tied with a small p: omnibus unmoved
+            omnibus = _omnibus(tests)
+            parts.append([Piece(
+                f"{omnibus} does not reject at α = {words.alpha:g}, and the comparisons with "
+                "the best count only after it does"
+            )])  # fmt: skip
     if worse.height:
         rows_w = list(worse.iter_rows(named=True))
         verb = "is" if worse.height == 1 else "are"

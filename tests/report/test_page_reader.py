@@ -429,3 +429,15 @@ def test_page_without_verdict_table_still_renders():
                           "_pr_positive": [None], "multiclass": [False]})  # fmt: skip
     text = report_page(PageInput({"folds": folds}, {}, {}, kinds, [], "auc", 0.05))
     assert "No verdict" in text
+
+
+def test_a_small_p_that_stays_tied_says_why():
+    verdict = pl.DataFrame({"model": ["a", "b", "c"], "rank": [1.5, 2.0, 2.5],
+        "mean": [0.9, 0.88, 0.87], "ci_low": [0.85, 0.8, 0.8], "ci_high": [0.95, 0.9, 0.9],
+        "best": [True, False, False], "tied_with_best": [True, True, True],
+        "p_vs_best": [None, 0.4, 0.03], "test": ["Friedman + mean-rank z"] * 3,
+        "dataset": [None, None, None]})  # fmt: skip
+    words = VerdictWords("auc", 0.05, "holm", higher_is_better=True)
+    sentence = as_text(verdict_sentences(verdict, words, by=["dataset"])[0])
+    assert "c (p = 0.03) " in sentence
+    assert "Friedman's test does not reject at α = 0.05" in sentence
