@@ -407,8 +407,8 @@ def _one_verdict(
         names = [[Piece(f"{r[model]} ({label(r)})")] for r in tied.iter_rows(named=True)]
         verb = "is" if tied.height == 1 else "are"
         parts.append([*_names(names), Piece(f" {verb} not distinguishable from it ({test})")])
-        small = pl.col("p_vs_best").is_not_nan() & (pl.col("p_vs_best") <= words.alpha)
-        if not bayes and tied.filter(small).height:  # tied with a small p: omnibus unmoved
+        at_alpha = pl.col("p_vs_best").is_not_nan() & (pl.col("p_vs_best") <= words.alpha)
+        if not bayes and tied.filter(at_alpha).height:  # tied with a small p: omnibus unmoved
             omnibus = _omnibus(tests)
             parts.append([Piece(
                 f"{omnibus} does not reject at α = {words.alpha:g}, and the comparisons with "
@@ -424,11 +424,11 @@ def _one_verdict(
             parts.append([*_names(names), Piece(f" {verb} worse ({sure}{tail})")])
         else:
             ps = [r["p_vs_best"] for r in rows_w]
-            small = [cut for cut in (0.001, 0.01) if cut <= words.alpha and all(
+            cuts = [cut for cut in (0.001, 0.01) if cut <= words.alpha and all(
                 isinstance(p, float) and p < cut for p in ps)]  # fmt: skip
-            if small:  # "x and y are worse (p < 0.01)", effect sizes beside the names
+            if cuts:  # "x and y are worse (p < 0.01)", effect sizes beside the names
                 names = [[Piece(f"{r[model]}" + _bracket(_effect(r)))] for r in rows_w]
-                parts.append([*_names(names), Piece(f" {verb} worse (p < {small[0]:g}{tail})")])
+                parts.append([*_names(names), Piece(f" {verb} worse (p < {cuts[0]:g}{tail})")])
             else:
                 names = [[Piece(f"{r[model]} ({label(r)})")] for r in rows_w]
                 parts.append(
