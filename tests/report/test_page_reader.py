@@ -441,3 +441,12 @@ def test_a_small_p_that_stays_tied_says_why():
     sentence = as_text(verdict_sentences(verdict, words, by=["dataset"])[0])
     assert "c (p = 0.03) " in sentence
     assert "Friedman's test does not reject at α = 0.05" in sentence
+
+
+def test_write_report_example_runs_in_a_fresh_interpreter():
+    example = write_report.__doc__.split("Examples\n    --------\n", 1)[1]
+    lines = [line.strip()[4:] for line in example.splitlines()
+             if line.strip().startswith((">>> ", "... "))]  # fmt: skip
+    done = subprocess.run([sys.executable, "-c", "\n".join(lines)], capture_output=True,
+                          text=True, timeout=120)  # fmt: skip
+    assert done.returncode == 0, done.stderr
