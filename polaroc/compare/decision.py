@@ -314,6 +314,13 @@ def verdict(
     schema = frame.collect_schema()
     groups = resolve_by(schema, by, dataset)
     require_columns(schema, [*groups, model, fold], what="per-fold table")
+    if isinstance(metric, str) and metric not in schema and {"score", "label"} <= set(schema):
+        msg = (
+            f"verdict reads a per-fold table, but this one has no {metric!r} column and has "
+            "score and label columns: it looks like a score log; run pr.evaluate(log) first "
+            "and pass its per-fold table"
+        )
+        raise ValueError(msg)
     raw = metric_expr(metric, schema)
     entry = lookup(raw, higher_is_better)
     name = raw.meta.output_name(raise_if_undetermined=False) or entry.name or "metric"

@@ -38,6 +38,9 @@ def se_vs_sd(
 ) -> pl.LazyFrame:
     """Per model (and data set): mean fold SE of the AUC vs the SD of the fold AUCs.
 
+    ``correlation`` is not a per-model value: it is one Pearson r per ``by`` group — with
+    the default ``by=()`` one value for the whole table — repeated on each of its rows.
+
     For every model — and data set, when the table has a ``dataset`` column — the
     mean over its folds of the standard-error column (Bradley's SE(W), eq. 10) is
     set beside the standard deviation of its fold values of ``metric`` (his
@@ -70,7 +73,8 @@ def se_vs_sd(
         ``model``, ``k`` (folds with both values), ``mean`` (mean fold metric),
         ``sd`` (its standard deviation, ddof = 1), ``mean_se``, ``ratio``
         (``sd / mean_se``) and ``correlation`` (Pearson r of ``mean_se`` and ``sd``
-        over the by group's rows, repeated on each). Fold rows with a null metric
+        over the by group's rows — the whole table's rows by default — the same value
+        repeated on each of them). Fold rows with a null metric
         or SE are left out; a NaN makes its model's statistics NaN (and the
         group's ``correlation``). A spread that is zero up to rounding is 0.
 

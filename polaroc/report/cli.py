@@ -12,15 +12,16 @@ import warnings
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, TypeVar
 
 import polars as pl
 
 from polaroc.core.inputs import LogColumns
+from polaroc.core.registry import lookup
 from polaroc.io import demo_log_path, find_log_files
-from polaroc.report.tables import LOWER_IS_BETTER, Report, Settings, to_markdown
+from polaroc.report.tables import Report, Settings, report_metrics, to_markdown
 from polaroc.report.write import first_line as _first_line
-from polaroc.report.write import write_report
+from polaroc.report.write import page_input, write_report
 
 __all__ = ["main"]
 
@@ -30,22 +31,56 @@ DESCRIPTION = """\
 Evaluate classifiers from logged scores. A log is a Parquet table with one row per
 (model, fold, sample, class): the score a model gave a test sample for a class, and
 the sample's true label. polaroc computes, per model and fold, the AUC (Hand & Till's M
-for more than two classes), the scored AUC and the error rate, then compares the models:
-k-fold paired t tests, a two-way ANOVA (models x folds) and Duncan's multiple range test.
+for more than two classes, and for two classes whose rows are both logged), the scored
+AUC and the error rate, then decides which model is best and which are not
+distinguishable from it (the verdict, by the test the design calls for), and writes
+every table and figure with a page, index.html, that opens with that verdict.
 """
 
 EPILOG = """\
-outputs (in DIR): every table as .csv, .parquet and .md -- folds, summary, paired_ttest,
-anova, duncan, duncan_ranges, agreement, and pooling + se_vs_sd (binary) or pairwise
-(multiclass) -- and figures as .png: roc (binary), metric per fold, Duncan's groups,
-pairwise separabilities (multiclass).
+prints: the verdict's sentences first, then the settings and the path of the page, then
+the summary and the tests that do not decide (each labelled so).
+
+outputs (in DIR): index.html, the page (self-contained: the verdict, settings, each data
+set's tables and figures, the comparisons across data sets, an appendix); every table as
+.csv, .parquet and .md -- verdict, folds, summary, paired_ttest, anova, duncan,
+duncan_ranges, agreement, pooling and se_vs_sd (binary), pairwise (multiclass),
+calibration and calibration_curve (probabilities), and across data sets mean_ranks,
+friedman_test, nemenyi_test, wilcoxon_test, sign_test, bayes_signed_rank; on a 5 x 2
+design paired_ttest_5x2cv and combined_ftest_5x2cv; with --rope bayes_ttest -- and every
+figure as .png.
 
 examples:
   polaroc demo
   polaroc report logs/*.parquet -o results
   polaroc report runs/ --score prob --label y --class cls --metric sauc
+  polaroc report log.parquet --positive benign --alpha 0.01
   python -m polaroc report 'logs/**/*.parquet' --no-plots
 """
+
+FLAGS = {"class_": "class", "positive_class": "positive"}
+"""Python keywords whose command-line flag is spelt otherwise."""
+
+
+def command_line_words(message: str) -> str:
+    """A message's Python hints in command-line syntax: ``score='prob'`` → ``--score prob``.
+
+    Examples
+    --------
+    >>> from polaroc.report.cli import command_line_words
+    >>> command_line_words("pass its name, e.g. score='prob'.")
+    'pass its name, e.g. --score prob.'
+    >>> command_line_words("pass class_='cls' or repeat=")
+    'pass --class cls or --repeat COL'
+    """
+
+    def flag(match: re.Match[str]) -> str:
+        name, value = match.group(1), match.group(3)
+        return f"--{FLAGS.get(name, name).replace('_', '-')} {value or 'COL'}"
+
+    keywords = "|".join([*LogColumns.__dataclass_fields__, "weight", "positive_class", "rope",
+                         "alpha", "threshold", "seed", "metric", "adjust"])  # fmt: skip
+    return re.sub(rf"\b({keywords})=(?:(['\"])([^'\"]*)\2)?", flag, message)
 
 
 class Progress:
@@ -110,18 +145,25 @@ def _parser() -> argparse.ArgumentParser:
         help="folder for tables and figures (default: %(default)s)",
     )
     out.add_argument("--no-plots", action="store_true", help="write tables only")
-    out.add_argument("-q", "--quiet", action="store_true", help="print only the tables")
+    out.add_argument(
+        "-q", "--quiet", action="store_true",
+        help="no progress messages on stderr (the verdict and the tables are still printed)",
+    )  # fmt: skip
     tests = common.add_argument_group("tests")
+    metrics = report_metrics()
+    lower = [m for m in metrics if not lookup(m).higher_is_better]
     tests.add_argument(
         "--metric",
         default="auc",
-        choices=["auc", "sauc", "error"],
-        help="metric compared by the verdict and every test (default: auc); lower is better "
-        f"for {', '.join(sorted(LOWER_IS_BETTER & {'error', 'brier', 'log_loss'}))}",
+        choices=metrics,
+        help="the per-fold metric compared by the verdict and every test (default: auc); "
+        f"lower is better for {', '.join(lower)}; average_precision needs two classes, "
+        "brier and log_loss scores that are probabilities",
     )
     tests.add_argument(
-        "--alpha", type=float, default=0.05, help="significance level (default: %(default)s)"
-    )
+        "--alpha", type=float, default=0.05,
+        help="significance level; every interval is at 1 - alpha (default: %(default)s)",
+    )  # fmt: skip
     tests.add_argument(
         "--adjust",
         choices=["holm", "bonferroni"],
@@ -132,8 +174,16 @@ def _parser() -> argparse.ArgumentParser:
         "--rope",
         type=float,
         metavar="WIDTH",
-        help="region of practical equivalence: add the Bayesian tests' probabilities "
-        "(differences within +-WIDTH count as equivalent)",
+        help="region of practical equivalence: the verdict decides by the Bayesian tests "
+        "(differences within +-WIDTH count as equivalent) and the correlated Bayesian t "
+        "table is added",
+    )
+    tests.add_argument(
+        "--positive",
+        metavar="CLASS",
+        default=None,
+        help="the positive class of a two-class log (default: the larger class value): "
+        "its ROC, precision-recall and calibration figures and tables",
     )
     tests.add_argument(
         "--threshold",
@@ -192,22 +242,69 @@ def _parser() -> argparse.ArgumentParser:
         "demo", parents=[common], help="run the report on the bundled example log",
         description="Run the report on the bundled example: six classifiers on the Wisconsin "
                     "breast cancer data, stratified 10-fold cross-validation.",
+        epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter,
     )  # fmt: skip
     return parser
 
 
-def _show(title: str, df: pl.DataFrame) -> None:
-    print(f"\n## {title}\n")
-    print(to_markdown(df))
+def _console() -> Any:
+    """Rich's console on stdout (lines unbroken when stdout is not a terminal), or None."""
+    try:
+        from rich.console import Console
+    except ImportError:  # the report extra is not installed: plain print
+        return None
+    terminal = sys.stdout.isatty()
+    return Console(file=sys.stdout, soft_wrap=not terminal, highlight=False, emoji=False)
 
 
-def _terminal_tables(rep: Report, metric: str) -> None:
-    tables = rep.results
-    _show("per model: mean and sd over folds", tables["summary"])
-    paired = tables["paired_ttest"]
-    _show(f"paired t tests on {metric}", paired)
-    _show(f"two-way ANOVA of {metric} (models x folds)", tables["anova"])
-    _show(f"Duncan's multiple range test on {metric}", tables["duncan"])
+def _say(console: Any, pieces: list[tuple[str, bool]]) -> None:
+    """One paragraph: rich's console with the stressed pieces in bold, or plain text."""
+    if console is None:
+        print("".join(text for text, _ in pieces))
+        return
+    from rich.text import Text
+
+    text = Text()
+    for piece, bold in pieces:
+        text.append(piece, style="bold" if bold else None)
+    console.print(text)
+
+
+def print_report(rep: Report) -> None:
+    """The verdict's sentences, the settings and the page's path, then the tables.
+
+    The same sentences as the page's verdict (:mod:`polaroc.report.words`), the same
+    settings (:func:`polaroc.report.html.settings_items`), and each table that can
+    disagree with the verdict titled so (:func:`polaroc.report.html.terminal_tables`).
+    """
+    from polaroc.report.html import settings_items, terminal_tables
+    from polaroc.report.words import VerdictWords, verdict_sentences
+
+    page = page_input(rep)
+    console = _console()
+    settings = rep.settings
+    if isinstance(rep.verdict, pl.DataFrame) and not rep.verdict.is_empty():
+        words = VerdictWords(settings.metric, settings.alpha, settings.adjust or "holm",
+                             settings.higher_is_better, settings.rope)  # fmt: skip
+        sentences = verdict_sentences(
+            rep.verdict, words, by=rep.by, model=rep.columns.model,
+            dataset=rep.columns.dataset, kinds=rep.kinds,
+        )  # fmt: skip
+        for sentence in sentences:
+            _say(console, [(p.text, p.bold) for p in sentence])
+    else:
+        why = rep.verdict if isinstance(rep.verdict, str) else "no verdict table"
+        _say(console, [(f"No verdict: {command_line_words(why)}.", False)])
+    print("\nsettings:")
+    for name, text in settings_items(page):
+        print(f"  {name}: {text}")
+    where = rep.page if rep.page is not None else rep.written[0].parent if rep.written else None
+    what = "report page" if rep.page is not None else "report files"
+    print(f"\n{what}: {where}")
+    for title, table in terminal_tables(page):
+        print(f"\n## {title}\n")
+        print(to_markdown(table))
+    print(f"\n{what}: {where}")  # again last, where a reader who scrolled looks
 
 
 def run_report(args: argparse.Namespace, progress: Progress) -> Path:
@@ -217,8 +314,8 @@ def run_report(args: argparse.Namespace, progress: Progress) -> Path:
     cannot lose them. Returns the path of the report page (or the folder without one).
     """
     Settings(metric=args.metric, alpha=args.alpha, adjust=args.adjust, rope=args.rope,
-             threshold=args.threshold, seed=args.seed,
-             weight=getattr(args, "weight", None))  # fmt: skip
+             threshold=args.threshold, seed=args.seed, weight=getattr(args, "weight", None),
+             positive=args.positive)  # fmt: skip
     names = {k: getattr(args, k, getattr(LogColumns(), k))
              for k in ("model", "fold", "class_", "score", "label", "sample", "dataset",
                        "repeat")}  # fmt: skip
@@ -254,7 +351,8 @@ def run_report(args: argparse.Namespace, progress: Progress) -> Path:
         log, args.out, metric=args.metric, alpha=args.alpha, adjust=args.adjust,
         rope=args.rope, threshold=args.threshold, seed=args.seed, plots=not args.no_plots,
         weight=getattr(args, "weight", None), folds=folds, progress=progress.run,
-        notes=[n for n in notes if "matplotlib" not in n], **names,
+        notes=[n for n in notes if "matplotlib" not in n], positive_class=args.positive,
+        **names,
     )  # fmt: skip
     for note in rep.notes:
         if "great_tables" in note:
@@ -273,7 +371,7 @@ def run_report(args: argparse.Namespace, progress: Progress) -> Path:
         f"wrote {len(rep.written)} files to {args.out}/ in "
         f"{time.perf_counter() - progress.start:.1f} s"
     )
-    _terminal_tables(rep, args.metric)
+    print_report(rep)
     return rep.page if rep.page is not None else Path(args.out)
 
 
@@ -315,24 +413,44 @@ def _one_line_warning(
     file: object = None,
     line: str | None = None,
 ) -> None:
-    """Warnings as one line each (no source line)."""
+    """Warnings as one line each, once, with one ``polaroc: warning:`` prefix."""
     text = str(message).strip().splitlines()[0] if str(message).strip() else category.__name__
+    while text.startswith("polaroc: "):
+        text = text.removeprefix("polaroc: ")
+    text = command_line_words(text)
+    if text in _WARNED:
+        return
+    _WARNED.add(text)
     print(f"polaroc: warning: {text}", file=sys.stderr)
+
+
+_WARNED: set[str] = set()
+
+
+def _subparser(parser: argparse.ArgumentParser, command: str) -> argparse.ArgumentParser:
+    """The parser of ``command`` (``report``, ``demo``), for its own usage line."""
+    for action in parser._actions:  # argparse keeps its subparsers on the action
+        if isinstance(action, argparse._SubParsersAction):
+            found: argparse.ArgumentParser = action.choices[command]
+            return found
+    return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``polaroc`` command; returns the exit code."""
     os.environ.setdefault("RUST_BACKTRACE", "0")
-    args = _parser().parse_args(argv)
+    parser = _parser()
+    args, extra = parser.parse_known_args(argv)
+    if extra:  # a mistake inside a command: that command's own usage
+        _subparser(parser, args.command).error(f"unrecognized arguments: {' '.join(extra)}")
     progress = Progress(args.quiet)
     warnings.showwarning = _one_line_warning
+    _WARNED.clear()
     rust: list[str] = []
     panicked = False
     try:
         with _rust_stderr_captured() as rust:
-            page = run_report(args, progress)
-            what = "report page" if page.suffix == ".html" else "report files"
-            print(f"\n{what}: {page}")
+            run_report(args, progress)
             sys.stdout.flush()
     except BrokenPipeError:
         # The reader closed the pipe (| head): the files are written; stop printing
@@ -344,7 +462,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print("polaroc: interrupted", file=sys.stderr)
         return 130
     except (ValueError, TypeError, OSError, ImportError, pl.exceptions.PolarsError) as exc:
-        print(f"polaroc: error: {_first_line(exc)}", file=sys.stderr)
+        print(f"polaroc: error: {command_line_words(_first_line(exc))}", file=sys.stderr)
         return 2
     except BaseException as exc:
         if type(exc).__name__ != "PanicException":  # pyo3's, a BaseException subclass

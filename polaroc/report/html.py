@@ -3,7 +3,8 @@
 Tables are rendered by great_tables (which speaks Polars), figures are the report's
 PNG files embedded as ``data:`` URIs, and the style sheet is inline: the page makes no
 network request, so it reads offline and can be attached to an email. Each section is
-a small function returning HTML; :func:`report_page` puts them in order.
+a small function returning HTML; :func:`report_page` puts them in order. Every sentence
+about a test comes from :mod:`polaroc.report.words`, which the command line prints too.
 """
 
 from __future__ import annotations
@@ -12,15 +13,39 @@ import base64
 import html
 import itertools
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import polars as pl
 
-from polaroc.report.tables import CALIBRATION_BINS, Settings, net_benefit_summary
+from polaroc.report.tables import BAYES_ROPE, CALIBRATION_BINS, Settings, net_benefit_summary
+from polaroc.report.words import (
+    ADJUST_WORDS,
+    VerdictWords,
+    as_html,
+    bayes_regions,
+    interval_name,
+    level_text,
+    mean_digits,
+    metric_bounds,
+    metric_words,
+    name_of_test,
+    quantity,
+    table_of_test,
+    verdict_sentences,
+)
 
-__all__ = ["PageInput", "figure_key", "report_page", "table_html", "verdict_sentences"]
+__all__ = [
+    "DATASET_SECTIONS",
+    "PageInput",
+    "figure_key",
+    "report_page",
+    "settings_items",
+    "table_html",
+    "terminal_tables",
+]
 
 _ids = itertools.count()
 
@@ -45,12 +70,16 @@ h2 { font-size: 1.35em; border-bottom: 2px solid #ddd; padding-bottom: 0.2em; ma
 h3 { font-size: 1.1em; margin-top: 1.6em; }
 p.how { color: #444; max-width: 60em; }
 p.note { color: #8a4b00; background: #fff6e5; padding: 0.4em 0.7em; border-radius: 4px; }
-nav ul { columns: 2; font-size: 0.95em; }
-nav li.h3 { margin-left: 1.4em; font-size: 0.95em; }
+nav > ul { columns: 2; column-gap: 2.5em; font-size: 0.95em; padding-left: 1.2em; }
+nav > ul > li { break-inside: avoid; page-break-inside: avoid; margin-bottom: 0.2em; }
+nav ul ul { padding-left: 1.2em; font-size: 0.95em; }
 figure { margin: 0.8em 0; }
 figure img { max-width: 100%; height: auto; border: 1px solid #eee; }
 .gt_table { margin-left: 0 !important; }
+.gt_col_heading { white-space: normal !important; vertical-align: bottom !important; }
 div.wide { overflow-x: auto; max-width: 100%; }
+div.wide.many .gt_table { font-size: 13px !important; }
+div.wide.many .gt_row, div.wide.many .gt_col_heading { padding: 4px 5px !important; }
 section#verdict { background: #f4f8fc; border: 1px solid #cfe0f0; border-radius: 6px;
                   padding: 0.2em 1.2em 1em; }
 section#verdict h2 { margin-top: 0.6em; }
@@ -79,13 +108,20 @@ class PageInput:
     settings: Settings | None = None
     verdict: pl.DataFrame | str | None = None
     design: tuple[int, int] | None = None
+    used: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+
+
+def _label(name: str) -> str:
+    """A column name that may wrap after its underscores (a wide table stays on the page)."""
+    return "_<wbr>".join(html.escape(part) for part in name.split("_"))
 
 
 def table_html(df: pl.DataFrame, *, max_rows: int = 60) -> str:
     """A table as HTML by great_tables; numbers as in the Markdown tables, nested as text.
 
     Floats show four decimals, or three significant digits in scientific notation when
-    tiny or huge (p-values), and are right-aligned.
+    tiny or huge (p-values), and are right-aligned; column names may wrap at their
+    underscores, and a table of many columns is set smaller, so it fits the page.
 
     Examples
     --------
@@ -96,6 +132,7 @@ def table_html(df: pl.DataFrame, *, max_rows: int = 60) -> str:
     True
     """
     from great_tables import GT
+    from great_tables import html as gt_html
 
     from polaroc.report.tables import cell_text, flat
 
@@ -105,12 +142,14 @@ def table_html(df: pl.DataFrame, *, max_rows: int = 60) -> str:
         pl.Series(n, [cell_text(v) for v in shown[n].to_list()], dtype=pl.String) for n in floats
     )
     gt = GT(shown, id=f"t{next(_ids)}").sub_missing(missing_text="")
+    gt = gt.cols_label(cases={n: gt_html(_label(n)) for n in shown.columns if "_" in n})
     if floats:
         gt = gt.cols_align("right", columns=floats)
     more = (
         f"<p class='how'>First {max_rows} of {df.height} rows.</p>" if df.height > max_rows else ""
     )
-    return f'<div class="wide">{gt.as_raw_html(inline_css=False)}</div>{more}'
+    wide = " many" if shown.width > 9 else ""
+    return f'<div class="wide{wide}">{gt.as_raw_html(inline_css=False)}</div>{more}'
 
 
 def _pairs_as_names(df: pl.DataFrame) -> pl.DataFrame:
@@ -165,202 +204,75 @@ def _select(df: pl.DataFrame | None, key: Mapping[str, object]) -> pl.DataFrame 
     return df.drop([c for c in key if c in df.columns])
 
 
-# --------------------------------------------------------------------- the verdict
-
-TEST_NAMES = {
-    "corrected_t": "corrected repeated k-fold t",
-    "paired_t": "paired t",
-    "combined_5x2cv_f": "combined 5×2 cv F",
-    "nemenyi": "Friedman then Nemenyi",
-    "wilcoxon": "Wilcoxon signed-rank",
-}
-
-ADJUST_NAMES = {
-    "holm": "Holm",
-    "bonferroni": "Bonferroni",
-    "sidak": "Šidák",
-    "hochberg": "Hochberg",
-    "hommel": "Hommel",
-    "fdr_bh": "Benjamini–Hochberg",
-    "fdr_by": "Benjamini–Yekutieli",
-}
-
-
-def _shown(metric: str) -> str:
-    return metric.upper() if metric in ("auc", "sauc") else metric
-
-
 def _settings(page: PageInput) -> Settings:
     return page.settings or Settings(metric=page.metric, alpha=page.alpha)
 
 
-def _p(p: float | None) -> str:
-    if p is None or p != p:
-        return "p = NaN"
-    return "p < 0.001" if p < 0.001 else f"p = {p:.3f}" if p < 0.01 else f"p = {p:.2f}"
+def _kind(page: PageInput, key: Mapping[str, object]) -> dict[str, Any] | None:
+    """The data set's row of ``page.kinds`` (what it is: binary or multiclass, its classes)."""
+    for row in page.kinds.iter_rows(named=True):
+        if all(str(row.get(b)) == str(v) for b, v in key.items()):
+            return row
+    return None
 
 
-def _names(items: list[str]) -> str:
-    if len(items) <= 2:
-        return " and ".join(items)
-    return ", ".join(items[:-1]) + " and " + items[-1]
+def _verdict_rows(page: PageInput, key: Mapping[str, object]) -> pl.DataFrame | None:
+    """The verdict's rows of one data set (none across data sets)."""
+    verdict = page.verdict
+    if not isinstance(verdict, pl.DataFrame):
+        return None
+    if page.dataset in verdict.columns:
+        verdict = verdict.filter(pl.col(page.dataset).is_not_null())
+    return _select(verdict, key)
 
 
-def _test_name(test: object) -> str:
-    return TEST_NAMES.get(str(test), str(test).replace("_", " "))
+def _tests(rows: pl.DataFrame | None) -> list[str]:
+    if rows is None or "test" not in rows.columns:
+        return []
+    return sorted({str(t) for t in rows["test"].drop_nulls().to_list()})
 
 
-def _interval(low: float | None, high: float | None, bounded: bool) -> str:
-    """The text ", 95 % CI a–b" (clipped to [0, 1] for an AUC or a rate); "" when unknown."""
-    if low is None or high is None or low != low or high != high:
-        return ""
-    if bounded:
-        low, high = max(low, 0.0), min(high, 1.0)
-    return f", 95 % CI {low:.3f}–{high:.3f}"
+def _words(page: PageInput) -> VerdictWords:
+    settings = _settings(page)
+    return VerdictWords(
+        settings.metric,
+        settings.alpha,
+        settings.adjust or "holm",
+        settings.higher_is_better,
+        settings.rope,
+    )
 
 
-def _one_verdict(
-    rows: pl.DataFrame, where: str, settings: Settings, model: str, across: bool
-) -> str:
-    """One sentence group: the best model of one data set (or across), its ties, the rest."""
-    metric = settings.metric.upper() if settings.metric in ("auc", "sauc") else settings.metric
-    rows = rows.sort("rank", model, nulls_last=True)
-    best = rows.filter(pl.col("best"))
-    if best.is_empty():
-        return f"{where}, no model can be named best: {settings.metric} is NaN or missing."
-    top = best.row(0, named=True)
-    extreme = "highest" if settings.higher_is_better else "lowest"
-    if across:
-        lead = (
-            f"{where}, <b>{html.escape(str(top[model]))}</b> has the best average rank "
-            f"({top['rank']:.2f}; mean {metric} over data sets {top['mean']:.3f})"
-        )
-    else:
-        ci = _interval(top.get("ci_low"), top.get("ci_high"), settings.metric in BOUNDED)
-        lead = (
-            f"{where}, <b>{html.escape(str(top[model]))}</b> has the {extreme} mean {metric} "
-            f"({top['mean']:.3f}{ci})"
-        )
-    others = rows.filter(~pl.col("best"))
-    tied = others.filter(pl.col("tied_with_best"))
-    worse = others.filter(~pl.col("tied_with_best").fill_null(False))
-    tests = sorted({_test_name(t) for t in rows["test"].drop_nulls().to_list()})
-    test = "; ".join(tests) or "no test"
-    bayes = bool(tests) and all(t.startswith("Bayesian") for t in tests)
-    best_name = html.escape(str(top[model]))
-    if bayes:  # posterior probabilities: not p-values, not adjusted
-
-        def label(p: float | None) -> str:
-            known = p is not None and p == p
-            return f"P(equivalent or better) = {p:.2f}" if known else "P = NaN"
-
-        test += f", ROPE ±{settings.rope:g}" if settings.rope is not None else ""
-    else:
-        label = _p
-        adjust = ADJUST_NAMES.get(settings.adjust or "holm", settings.adjust or "Holm")
-        if others.height > 1:
-            test += f", {adjust}-adjusted"
-    parts = [lead]
-    if tied.height:
-        names = [
-            f"{html.escape(str(r[model]))} ({label(r['p_vs_best'])})"
-            for r in tied.iter_rows(named=True)
-        ]
-        verb = "is" if tied.height == 1 else "are"
-        parts.append(f"{_names(names)} {verb} not distinguishable from it ({test})")
-    if worse.height:
-        ps = [r["p_vs_best"] for r in worse.iter_rows(named=True)]
-        names = [html.escape(str(r[model])) for r in worse.iter_rows(named=True)]
-        verb = "is" if worse.height == 1 else "are"
-        finite = [p for p in ps if p is not None and p == p]
-        tail = "" if tied.height else f"; {test}"
-        if bayes:
-            sure = f"P({best_name} practically better) ≥ {1 - settings.alpha:g}"
-            parts.append(f"{_names(names)} {verb} worse ({sure}{tail})")
-        elif len(finite) == len(ps) and max(finite) < 0.01:
-            parts.append(f"{_names(names)} {verb} worse (p &lt; 0.01{tail})")
-        else:
-            each = [f"{n} ({_p(p)})" for n, p in zip(names, ps, strict=True)]
-            parts.append(f"{_names(each)} {verb} worse" + ("" if tied.height else f" ({test})"))
-    if not others.height:
-        parts.append("it is the only model")
-    return "; ".join(parts).replace("p < ", "p &lt; ") + "."
+# --------------------------------------------------------------------- the verdict
 
 
-def verdict_sentences(
-    verdict: pl.DataFrame,
-    settings: Settings,
-    *,
-    by: list[str],
-    model: str = "model",
-    dataset: str = "dataset",
-) -> list[str]:
-    """The verdict in sentences: one per data set (name first), then one across data sets.
-
-    ``verdict`` is :func:`polaroc.verdict`'s table: per (by…, model) ``rank``, ``mean``,
-    ``ci_low``, ``ci_high``, ``best``, ``tied_with_best``, ``p_vs_best``, ``test``;
-    rows across data sets have a null ``dataset``. The sentences know whether lower
-    is better (``settings.metric``).
-
-    Examples
-    --------
-    >>> import polars as pl
-    >>> from polaroc.report.html import verdict_sentences
-    >>> from polaroc.report.tables import CALIBRATION_BINS, Settings
-    >>> v = pl.DataFrame({"model": ["boost", "forest", "stump"], "rank": [1, 2, 3],
-    ...     "mean": [0.969, 0.96, 0.8], "ci_low": [0.95, 0.94, 0.7], "ci_high": [0.98, 0.97, 0.9],
-    ...     "best": [True, False, False], "tied_with_best": [True, True, False],
-    ...     "p_vs_best": [None, 0.57, 0.001], "test": ["corrected_t"] * 3})
-    >>> print(verdict_sentences(v, Settings(), by=[])[0])  # doctest: +NORMALIZE_WHITESPACE
-    On this log, <b>boost</b> has the highest mean AUC (0.969, 95 % CI 0.950–0.980); forest
-    (p = 0.57) is not distinguishable from it (corrected repeated k-fold t, Holm-adjusted);
-    stump is worse (p &lt; 0.01).
-    """
-    sentences = []
-    within = [b for b in by if b in verdict.columns]
-    has_across = dataset in verdict.columns and verdict[dataset].null_count() > 0
-    per_set = verdict.filter(pl.col(dataset).is_not_null()) if has_across else verdict
-    if within:
-        parts = per_set.partition_by(within, as_dict=True, maintain_order=True)
-        for key, rows in sorted(parts.items(), key=lambda kv: [str(v) for v in kv[0]]):
-            where = "On " + html.escape(", ".join(str(k) for k in key))
-            sentences.append(_one_verdict(rows, where, settings, model, across=False))
-    elif per_set.height:
-        sentences.append(_one_verdict(per_set, "On this log", settings, model, across=False))
-    if has_across:
-        rows = verdict.filter(pl.col(dataset).is_null())
-        n = per_set[dataset].n_unique() if per_set.height else 0
-        where = f"Across the {n} data sets"
-        sentences.append(_one_verdict(rows, where, settings, model, across=True))
-        if n < 5:
-            sentences.append(
-                f"With {n} data sets the tests across data sets have little power "
-                "(Demšar 2006 asks for more); read the per-data-set verdicts first."
-            )
-    return sentences
-
-
-def _cell(row: Mapping[str, object]) -> str:
+def _cell(row: Mapping[str, object], digits: int) -> str:
     rank, mean, best, tied = row["rank"], row["mean"], row["best"], row["tied_with_best"]
     if best is None or rank is None:
         return "NaN: no decision"
     mark = "★" if best else "=" if tied else "▼"
     rank_text = f"{rank:g}" if float(rank).is_integer() else f"{rank:.2f}"  # type: ignore[arg-type]
-    return f"{rank_text} · {mean:.3f} {mark}"
+    return f"{rank_text} · {mean:.{digits}f} {mark}"
 
 
 def compact_table(verdict: pl.DataFrame, *, model: str, dataset: str) -> pl.DataFrame:
     """Models × data sets: each cell the rank and mean, marked against the best.
 
     ``★`` the best, ``=`` not distinguishable from it, ``▼`` worse (at the page's α);
-    models in the order of the verdict across data sets (or of the one data set).
+    models in the order of the verdict across data sets (or of the one data set). Each
+    data set's means get the digits that tell its models apart.
     """
     across = "across (mean rank)"
     per = verdict.to_dicts()
+
+    def digits_of(rows: list[dict[str, Any]]) -> int:
+        return mean_digits(r["mean"] for r in rows)
+
     if dataset not in verdict.columns:
         rows = sorted(per, key=lambda r: (r["rank"] is None, r["rank"] or 0, str(r[model])))
+        d = digits_of(rows)
         return pl.DataFrame({model: [str(r[model]) for r in rows],
-                             "this log": [_cell(r) for r in rows]})  # fmt: skip
+                             "this log": [_cell(r, d) for r in rows]})  # fmt: skip
     overall = [r for r in per if r[dataset] is None]
     ordered = overall or per
     order = list(dict.fromkeys(
@@ -368,8 +280,12 @@ def compact_table(verdict: pl.DataFrame, *, model: str, dataset: str) -> pl.Data
             ordered, key=lambda r: (r["rank"] is None, r["rank"] or 0, str(r[model])))
     ))  # fmt: skip
     sets = sorted({str(r[dataset]) for r in per if r[dataset] is not None})
-    cells = {(str(r[model]), across if r[dataset] is None else str(r[dataset])): _cell(r)
-             for r in per}  # fmt: skip
+    digits = {s: digits_of([r for r in per if str(r[dataset]) == s]) for s in sets}
+    digits[across] = digits_of(overall)
+    cells = {}
+    for r in per:
+        column = across if r[dataset] is None else str(r[dataset])
+        cells[(str(r[model]), column)] = _cell(r, digits[column])
     columns = [*sets, *([across] if overall else [])]
     return pl.DataFrame(
         {model: order, **{c: [cells.get((m, c), "") for m in order] for c in columns}}
@@ -384,6 +300,25 @@ CD_NOTE = (
 )
 
 
+def _decided_by(page: PageInput) -> str:
+    """One sentence before the first table: the test, α, the level and the adjustment."""
+    settings = _settings(page)
+    verdict = page.verdict if isinstance(page.verdict, pl.DataFrame) else None
+    tests = _tests(verdict)
+    named = "; ".join(name_of_test(t) for t in tests) or "no test"
+    bayes = bool(tests) and all(t.lower().startswith("bayes") for t in tests)
+    adjust = ADJUST_WORDS.get(settings.adjust or "holm", str(settings.adjust))
+    how = (
+        f"posterior probabilities, not adjusted (ROPE ±{settings.rope:g})"
+        if bayes and settings.rope is not None
+        else f"p-values {adjust}-adjusted over the k − 1 comparisons with the best"
+    )
+    return (
+        f"Decided by {html.escape(named)} at α = {settings.alpha:g}; {how}; intervals at "
+        f"{level_text(settings.alpha)} (1 − α) under the deciding test's variance."
+    )
+
+
 def verdict_section(page: PageInput) -> str:
     """The page's first section: which model is best, which are tied with it, by which test."""
     settings = _settings(page)
@@ -393,18 +328,18 @@ def verdict_section(page: PageInput) -> str:
         body = f'<p class="note">No verdict: {html.escape(why)}. The tests below still stand.</p>'
         return _section(2, "verdict", "Verdict", "", body)
     sentences = verdict_sentences(
-        verdict, settings, by=page.by, model=page.model, dataset=page.dataset
-    )
-    text = "".join(f'<p class="verdict">{s}</p>' for s in sentences)
+        verdict, _words(page), by=page.by, model=page.model, dataset=page.dataset,
+        kinds=page.kinds,
+    )  # fmt: skip
+    text = "".join(f'<p class="verdict">{as_html(s)}</p>' for s in sentences)
     better = "higher" if settings.higher_is_better else "lower"
-    shown = settings.metric.upper() if settings.metric in ("auc", "sauc") else settings.metric
     how = (
         f"The best model has the {'highest' if settings.higher_is_better else 'lowest'} mean "
-        f"{html.escape(shown)} ({better} is better); every other model is "
-        "compared with it by the one test the design calls for (comparisons with a control, "
-        "Demšar 2006), the k − 1 p-values adjusted together. Each test and its settings are "
-        'listed under <a href="#settings">Settings</a>; nothing further down overrides this '
-        "verdict — where another table disagrees, it says so."
+        f"{html.escape(metric_words(settings.metric))} ({better} is better); every other "
+        "model is compared with it by the one test the design calls for (comparisons with a "
+        "control, Demšar 2006), the k − 1 p-values adjusted together. Each test and its "
+        'settings are listed under <a href="#settings">Settings</a>; nothing further down '
+        "overrides this verdict — where another table disagrees, it says so."
     )
     compact = compact_table(verdict, model=page.model, dataset=page.dataset)
     legend = (
@@ -414,50 +349,93 @@ def verdict_section(page: PageInput) -> str:
     cd = _figure(page.figures.get(figure_key("cd", ())), "critical-difference diagram")
     if cd:
         cd += CD_NOTE
-    body = table_html(compact) + legend + cd + f'<p class="how">{how}</p>'
+    body = (
+        f'<p class="how">{_decided_by(page)}</p>'
+        + table_html(compact)
+        + legend
+        + cd
+        + f'<p class="how">{how}</p>'
+    )
     return f'<section id="verdict"><h2>Verdict</h2>{text}{body}</section>'
 
 
-def settings_section(page: PageInput) -> str:
-    """Every setting the page used: test, α, adjustment, ROPE, seed, folds, threshold, weight."""
-    settings = _settings(page)
+def _design_words(page: PageInput) -> tuple[str, str]:
+    """The design found in the log and the test it calls for, in words."""
     kinds = page.kinds
     folds = int(kinds["n_folds"].max()) if "n_folds" in kinds.columns else 0  # type: ignore[arg-type]
     repeats = int(kinds["n_repeats"].max()) if "n_repeats" in kinds.columns else 1  # type: ignore[arg-type]
     if page.design == (5, 2):
-        design, test = "5 × 2 cross-validation", "combined 5×2 cv F (Alpaydın 1999)"
-    elif repeats > 1:
-        design = f"{repeats} × {folds}-fold repeated cross-validation"
-        test = "corrected repeated k-fold t (Nadeau &amp; Bengio 2003; Bouckaert &amp; Frank 2004)"
-    else:
-        design, test = f"{folds}-fold cross-validation", "k-fold paired t (Dietterich 1998)"
-    tests = test
-    if isinstance(page.verdict, pl.DataFrame) and "test" in page.verdict.columns:
-        used = sorted({_test_name(t) for t in page.verdict["test"].drop_nulls().to_list()})
-        tests = "; ".join(used) or test
+        return "5 × 2 cross-validation", "combined 5×2 cv F (Alpaydın 1999)"
+    if repeats > 1:
+        return (
+            f"{repeats} × {folds}-fold repeated cross-validation",
+            "corrected repeated k-fold t (Nadeau & Bengio 2003; Bouckaert & Frank 2004)",
+        )
+    if folds == 1:
+        return "one test set (one fold)", "DeLong's paired test, or McNemar's for error"
+    return f"{folds}-fold cross-validation", "k-fold paired t (Dietterich 1998)"
+
+
+def _positive_words(page: PageInput) -> str:
+    """The positive class of each two-class data set and how it was chosen."""
+    settings = _settings(page)
+    kinds = page.kinds
+    binary = kinds.filter(~pl.col("multiclass")) if "multiclass" in kinds.columns else kinds
+    if binary.is_empty():
+        return "none: every data set has more than two classes (M averages every class pair)"
+    how = (
+        "given (--positive / positive_class=)"
+        if settings.positive is not None
+        else "the larger class value; --positive CLASS chooses another"
+    )
+    values = binary["_pr_positive"].to_list() if "_pr_positive" in binary.columns else [None]
+    shown = sorted({"the label (true or 1)" if v is None else str(v) for v in values})
+    return f"{', '.join(shown)} ({how})"
+
+
+def settings_items(page: PageInput) -> list[tuple[str, str]]:
+    """Every setting the page used, as (name, plain text) pairs; the terminal prints them too.
+
+    Test, α, interval level, adjustments, ROPE and seed (as the tables that used them
+    were called), threshold, weight and positive class.
+    """
+    settings = _settings(page)
+    design, test = _design_words(page)
+    used = _tests(page.verdict if isinstance(page.verdict, pl.DataFrame) else None)
+    tests = "; ".join(name_of_test(t) for t in used) or test
     adjust = settings.adjust
     better = "higher" if settings.higher_is_better else "lower"
-    items = [
-        ("metric compared", f"{html.escape(settings.metric)} ({better} is better)"),
+    bayes = {name: opts for name, opts in page.used.items() if "rope" in opts}
+    if settings.rope is not None:
+        rope = f"±{settings.rope:g} (the Bayesian tests: the verdict and every Bayesian table)"
+    elif bayes:
+        width = next(iter(bayes.values())).get("rope", BAYES_ROPE)
+        rope = (
+            f"±{width:g} in the Bayesian signed-rank table across data sets (its default; "
+            "the verdict is frequentist; --rope WIDTH sets it and decides by the Bayesian tests)"
+        )
+    else:
+        rope = "none (no Bayesian table; --rope WIDTH adds them)"
+    return [
+        ("metric compared", f"{settings.metric} ({better} is better)"),
+        ("positive class", _positive_words(page)),
         ("design", design),
         ("test of the verdict", tests),
         ("significance level α", f"{settings.alpha:g}"),
+        ("intervals", f"{level_text(settings.alpha)} (1 − α), under the deciding test's variance"),
         (
             "adjustment (verdict)",
-            f"{ADJUST_NAMES.get(adjust or 'holm')} over the k − 1 comparisons with the best",
+            "none: posterior probabilities are not adjusted"
+            if used and all(t.lower().startswith("bayes") for t in used)
+            else f"{ADJUST_WORDS.get(adjust or 'holm')} over the k − 1 comparisons with the best",
         ),
         (
             "adjustment (pairwise tables)",
-            ADJUST_NAMES.get(adjust, "none")
+            ADJUST_WORDS.get(adjust, "none")
             if adjust
             else "none: each pair's p-value on its own; reject is p ≤ α",
         ),
-        (
-            "ROPE",
-            f"±{settings.rope:g} (the Bayesian tests)"
-            if settings.rope is not None
-            else "none (no Bayesian tests; --rope WIDTH adds them)",
-        ),
+        ("ROPE", rope),
         ("seed", f"{settings.seed} (the Bayesian signed-rank test's posterior samples)"),
         (
             "threshold",
@@ -466,13 +444,20 @@ def settings_section(page: PageInput) -> str:
         ),
         (
             "weight",
-            f"column <code>{html.escape(settings.weight)}</code> (case weights of the metrics)"
+            f"column {settings.weight} (case weights of the metrics)"
             if settings.weight
             else "none: every sample counts once",
         ),
     ]
+
+
+def settings_section(page: PageInput) -> str:
+    """Every setting the page used: test, α, adjustment, ROPE, seed, folds, threshold, weight."""
+    items = settings_items(page)
     body = (
-        '<dl class="settings">' + "".join(f"<dt>{k}</dt><dd>{v}</dd>" for k, v in items) + "</dl>"
+        '<dl class="settings">'
+        + "".join(f"<dt>{html.escape(k)}</dt><dd>{html.escape(v)}</dd>" for k, v in items)
+        + "</dl>"
     )
     how = (
         "Every choice behind the numbers on this page; two runs with these settings write "
@@ -485,7 +470,7 @@ def settings_section(page: PageInput) -> str:
 
 
 def evaluated(page: PageInput) -> str:
-    """What was evaluated: data sets, kind, rows, models, folds, repeats, nulls dropped."""
+    """What was evaluated: data sets, kind, what the AUC is, rows, models, folds, nulls."""
     folds = page.tables["folds"]
     nulls = [c for c in ("n_null_score", "n_null_label") if c in folds.columns]
     dropped = (
@@ -493,6 +478,7 @@ def evaluated(page: PageInput) -> str:
         if page.by
         else folds.select(pl.col(nulls).sum())
     )
+    auc = [quantity("auc", row) for row in page.kinds.iter_rows(named=True)]
     overview = page.kinds.with_columns(
         kind=pl.when("multiclass")
         .then(pl.format("multiclass ({} classes)", "n_labels"))
@@ -501,8 +487,9 @@ def evaluated(page: PageInput) -> str:
                 "binary (positive: {})",
                 pl.col("_pr_positive").cast(pl.String).fill_null("label true"),
             )
-        )
-    ).drop("multiclass", "n_labels", "_pr_positive")
+        ),
+        auc_is=pl.Series(auc, dtype=pl.String),
+    ).drop("multiclass", "n_labels", "_pr_positive", "n_class_values", strict=False)
     if page.by:
         overview = overview.join(dropped, on=page.by).sort(page.by)
     else:
@@ -511,51 +498,63 @@ def evaluated(page: PageInput) -> str:
     how = (
         f"The log{source}: one row per (model, fold, sample, class) score. Rows with a null "
         "score or label are dropped from the metrics and counted here. Each data set is "
-        "judged on its own: binary when its label has two values (the positive class is "
-        "the last class in sort order), multiclass otherwise."
+        "judged on its own: binary when its label has two values, multiclass otherwise. "
+        "<code>auc_is</code> names what the per-fold <code>auc</code> is: Hand &amp; Till's "
+        "M — the mean over class pairs of A(i, j) — for a multiclass data set and for a "
+        "two-class log that holds both classes' scores (there the mean of the two classes' "
+        "AUCs, which differ when scores tie in one class's column only); the AUC of the "
+        "positive class when only its scores are logged. Tables and figures that read one "
+        "class (pooling, ROC and precision–recall curves, Brier score) read the positive "
+        "class and say so."
     )
     notes = "".join(f'<p class="note">{html.escape(n)}</p>' for n in page.notes)
     return _section(2, "evaluated", "What was evaluated", how, table_html(overview) + notes)
 
 
-BOUNDED = frozenset({"auc", "error", "average_precision", "brier"})
-
-
-def _with_ci(page: PageInput, summary: pl.DataFrame, key: Mapping[str, object]) -> pl.DataFrame:
-    """The summary with the verdict's CI of the compared metric beside it."""
-    verdict = page.verdict
-    if not isinstance(verdict, pl.DataFrame) or not {"ci_low", "ci_high"} <= set(verdict.columns):
-        return summary
-    rows = _select(
-        verdict.filter(pl.col(page.dataset).is_not_null())
-        if page.dataset in verdict.columns
-        else verdict,
-        key,
-    )
-    if rows is None or rows.is_empty():
-        return summary
+def _with_ci(
+    page: PageInput, summary: pl.DataFrame, key: Mapping[str, object]
+) -> tuple[pl.DataFrame, str]:
+    """The summary with the verdict's interval of the compared metric beside it, and its name."""
+    rows = _verdict_rows(page, key)
+    if rows is None or rows.is_empty() or not {"ci_low", "ci_high"} <= set(rows.columns):
+        return summary, ""
     m = page.metric
     low, high = pl.col("ci_low"), pl.col("ci_high")
-    if m in BOUNDED:  # a rate or an AUC lies in [0, 1]; a t interval may not
-        low, high = low.clip(0.0, 1.0), high.clip(0.0, 1.0)
+    bounds = metric_bounds(m)
+    if bounds is not None:  # a rate or an AUC lies in its range; a t interval may not
+        low, high = low.clip(*bounds), high.clip(*bounds)
     ci = rows.select(page.model, low.alias(f"{m}_ci_low"), high.alias(f"{m}_ci_high"))
     ci = ci.with_columns(pl.col(page.model).cast(summary.schema[page.model]))
     joined = summary.join(ci, on=page.model, how="left", maintain_order="left")
     after = f"{m}_mean" if f"{m}_mean" in joined.columns else joined.columns[-3]
     cols = [c for c in joined.columns if c not in (f"{m}_ci_low", f"{m}_ci_high")]
     at = cols.index(after) + 1
-    return joined.select([*cols[:at], f"{m}_ci_low", f"{m}_ci_high", *cols[at:]])
+    tests = _tests(rows)
+    name = interval_name(page.alpha, tests[0] if tests else None)
+    return joined.select([*cols[:at], f"{m}_ci_low", f"{m}_ci_high", *cols[at:]]), name
 
 
 def summary(page: PageInput, key: Mapping[str, object], anchor_id: str) -> str:
-    """Per model: mean, its CI and sd over folds of AUC (or M), sAUC and error."""
+    """Per model: mean, its interval and sd over folds of the AUC (or M), sAUC and error."""
+    m = page.metric
+    auc = quantity("auc", _kind(page, key))
+    table, interval = _with_ci(page, _need(page, "summary", key), key)
     how = (
-        "Per model, the mean and standard deviation over folds of the AUC (Bradley 1997; "
-        "for more than two classes Hand &amp; Till's (2001) M), the scored AUC (Wu &amp; "
-        f"Flach 2005) and the error rate, with the 95 % CI of the mean {html.escape(page.metric)} "
-        "the verdict reports (clipped to [0, 1], where the metric lives); best first."
+        f"Per model, the mean and standard deviation over folds of <code>auc</code> — here "
+        f"{html.escape(auc)} (Bradley 1997; Hand &amp; Till 2001) — the scored AUC (Wu &amp; "
+        "Flach 2005) and the error rate"
     )
-    table = _with_ci(page, _need(page, "summary", key), key)
+    if interval:
+        how += (
+            f", with the verdict's {html.escape(interval)} interval of the mean "
+            f"{html.escape(m)} (<code>{html.escape(m)}_ci_low</code>, "
+            f"<code>{html.escape(m)}_ci_high</code>; clipped to the metric's range)"
+        )
+    how += f"; best first by mean {html.escape(metric_words(m))}."
+    if "average_precision_mean" in table.columns:
+        positive = (_kind(page, key) or {}).get("_pr_positive")
+        of = f" of class {positive}" if positive is not None else ""
+        how += f" <code>average_precision</code> is the average precision{html.escape(of)}."
     table, scored = _with_scores(page, table, key)
     if scored:
         how += (
@@ -577,70 +576,172 @@ def _with_scores(
     folds = _select(page.tables.get("folds"), key)
     if shown is None or shown.is_empty() or folds is None or page.model not in summary.columns:
         return summary, False
-    means = folds.group_by(page.model).agg(
-        pl.col("brier").mean().alias("brier_mean"), pl.col("log_loss").mean().alias("log_loss_mean")
-    )
+    wanted = [c for c in ("brier", "log_loss") if f"{c}_mean" not in summary.columns]
+    if not wanted:
+        return summary, True
+    means = folds.group_by(page.model).agg(pl.col(c).mean().alias(f"{c}_mean") for c in wanted)
     means = means.with_columns(pl.col(page.model).cast(summary.schema[page.model]))
     return summary.join(means, on=page.model, how="left", maintain_order="left"), True
 
 
-def paired(page: PageInput, key: Mapping[str, object], anchor_id: str, suffix: str) -> str:
-    """The deciding test on every model pair, with its decisions and the p-value map."""
+def _need(page: PageInput, name: str, key: Mapping[str, object]) -> pl.DataFrame:
+    table = _select(page.tables.get(name), key)
+    return table if table is not None else pl.DataFrame()
+
+
+def _frame_or_none(value: pl.DataFrame | str | None) -> pl.DataFrame | None:
+    return value if isinstance(value, pl.DataFrame) else None
+
+
+def _comparisons(page: PageInput, rows: pl.DataFrame) -> pl.DataFrame:
+    """The verdict's rows of one data set as a table: each model against the best."""
+    wanted = ["model", "rank", "mean", "ci_low", "ci_high", "p_vs_best", "effect_size",
+              "magnitude", "tied_with_best", "n"]  # fmt: skip
+    names = [page.model if w == "model" else w for w in wanted]
+    table = rows.select([c for c in names if c in rows.columns]).sort("rank", page.model)
+    if (table["rank"].drop_nulls().drop_nans() % 1 == 0).all():  # whole ranks read "2"
+        table = table.with_columns(pl.col("rank").cast(pl.Int64))
+    bounds = metric_bounds(page.metric)
+    if bounds is not None and {"ci_low", "ci_high"} <= set(table.columns):
+        table = table.with_columns(pl.col("ci_low", "ci_high").clip(*bounds))
+    return table
+
+
+TEST_HOW = {
+    "paired_ttest": (
+        "the k-fold paired t test on each pair's fold differences (Dietterich 1998; Aslan, "
+        "Yıldız &amp; Alpaydın 2009, eqs. 1–2)"
+    ),
+    "corrected": (
+        "the corrected repeated k-fold t test (Nadeau &amp; Bengio 2003; Bouckaert &amp; Frank "
+        "2004): the folds come from repeated cross-validation and share training data, so "
+        "the variance is corrected for their overlap"
+    ),
+    "combined_ftest_5x2cv": (
+        "Alpaydın's (1999) combined 5×2 cv F test on the ten fold differences of the five "
+        "repeats of two folds"
+    ),
+    "bayes_ttest": (
+        "the correlated Bayesian t test (Corani &amp; Benavoli 2015): posterior probabilities, "
+        "not p-values"
+    ),
+}
+
+
+def deciding(page: PageInput, key: Mapping[str, object], anchor_id: str) -> str:
+    """The test the verdict used on this data set: its comparisons with the best, every pair.
+
+    The verdict's own rows (each model against the best, with its adjusted p-value and
+    effect size), then the same test on every pair where the report has its table
+    (paired or corrected t, combined 5×2 cv F, correlated Bayesian t) with the p-value
+    map; on one test set the verdict's rows alone.
+    """
     settings = _settings(page)
-    table = _need(page, "paired_ttest", key)
-    corrected = "repeat" in page.tables["folds"].columns or (
-        page.design is not None and page.design[0] > 1
-    )
-    name = "corrected repeated k-fold t" if corrected else "k-fold paired t"
-    estimate = "estimate" if "estimate" in table.columns else "mean_diff"
+    rows = _verdict_rows(page, key)
+    tests = _tests(rows)
+    test = tests[0] if tests else None
+    named = "; ".join(name_of_test(t) for t in tests) or "no test"
+    m = html.escape(page.metric)
+    title = f"Deciding test: {name_of_test(test) if test else 'none'} on {page.metric}"
+    if rows is None or rows.is_empty():
+        how = "No verdict on this data set (see the note under Verdict)."
+        return _section(3, anchor_id, title, how, "")
+    source = table_of_test(test) if test else None
+    adjust = ADJUST_WORDS.get(settings.adjust or "holm", str(settings.adjust))
+    interval = interval_name(settings.alpha, test)
+    bayes = test is not None and test.lower().startswith("bayes")
     how = (
-        f"Every pair of models compared on {page.metric} fold by fold by the {name} test"
+        f"The verdict compares each model with the best by {html.escape(named)}. "
         + (
-            " (Nadeau &amp; Bengio 2003; Bouckaert &amp; Frank 2004: the folds come from "
-            "repeated cross-validation, so the variance is corrected for their overlap)"
-            if corrected
-            else " (Aslan, Yıldız &amp; Alpaydın 2009, eqs. 1–2; Dietterich 1998)"
+            "<code>p_vs_best</code> is 1 − P(the best is practically better): the posterior "
+            "probability that the model is practically equivalent or better (not adjusted). "
+            if bayes
+            else f"<code>p_vs_best</code> is that test's p-value, {adjust}-adjusted over the "
+            "k − 1 comparisons with the best; "
         )
-        + f". <code>{estimate}</code> is a − b"
+        + f"<code>ci_low</code>, <code>ci_high</code> are the {html.escape(interval)} interval "
+        f"of the model's mean {m}"
         + (
-            " (for error, a negative value means a is better)"
-            if not settings.higher_is_better
+            "; <code>effect_size</code> is Cohen's d against the best (the pooled SD of the "
+            "two models' values) and <code>magnitude</code> its size in words (autorank: "
+            "negligible &lt; 0.2 ≤ small &lt; 0.5 ≤ medium &lt; 0.8 ≤ large)"
+            if "effect_size" in rows.columns
             else ""
         )
-        + "; "
+        + "."
     )
-    if settings.adjust:
-        how += (
-            f"<code>p_adjusted</code> is {ADJUST_NAMES.get(settings.adjust, settings.adjust)}'s "
-            f"adjustment over all {table.height} pairs, and <code>reject</code> is true when "
-            f"p_adjusted ≤ {page.alpha:g}."
+    body = table_html(_comparisons(page, rows))
+    pairs = None
+    if source == "paired_ttest":
+        pairs = _need(page, "paired_ttest", key)
+    elif source is not None:
+        pairs = _select(_frame_or_none(page.optional.get(source)), key)
+    if pairs is not None and not pairs.is_empty():
+        which = "corrected" if test and "corrected" in test else source
+        described = TEST_HOW.get(which or "", html.escape(named))
+        lower = (
+            "" if settings.higher_is_better else f" (for {m}, a negative value means a is better)"
         )
-    else:
-        how += f"<code>reject</code> is true when p ≤ {page.alpha:g} (no adjustment)."
-    how += (
-        " The verdict uses the same test, but only for the comparisons with the best model, "
-        "adjusted together; where a row here and the verdict differ, the verdict counts."
-    )
-    body = table_html(table) + _fig(page, "p_values", key, "p-value map")
-    return _section(3, anchor_id, f"Deciding test: {name} on {page.metric}", how, body)
+        every = (
+            f"<p class='how'>The same test on every pair: {described}. "
+            f"<code>estimate</code> is a − b{lower}; "
+        )
+        if bayes:
+            every += html.escape(bayes_regions(settings.metric, settings.higher_is_better))
+            every += f" (ROPE ±{page.used.get('bayes_ttest', {}).get('rope', settings.rope):g})."
+        elif settings.adjust and "p_adjusted" in pairs.columns:
+            adjusted = ADJUST_WORDS.get(settings.adjust, settings.adjust)
+            every += (
+                f"<code>p_adjusted</code> is {adjusted}'s "
+                f"adjustment over all {pairs.height} pairs, and <code>reject</code> is true when "
+                f"p_adjusted ≤ {page.alpha:g}."
+            )
+        else:
+            every += f"<code>reject</code> is true when p ≤ {page.alpha:g} (no adjustment)."
+        every += (
+            " These rows compare every pair"
+            + ("" if bayes else ", unadjusted for the comparisons with the best")
+            + "; where one and the verdict differ, the verdict counts.</p>"
+        )
+        body += every + table_html(pairs) + _fig(page, "p_values", key, "p-value map")
+        if bayes:
+            body += _fig(page, "bayes_ttest", key, "posterior of the Bayesian t test")
+    elif source is None and test is not None:
+        body += (
+            "<p class='how'>One test set: the models are compared sample by sample on the "
+            "log, each with the best; there are no folds to test every pair on.</p>"
+        )
+    return _section(3, anchor_id, title, how, body)
 
 
 def figures(page: PageInput, key: Mapping[str, object], anchor_id: str, multiclass: bool) -> str:
     """The figures of one data set: every model on one ROC axis, the per-fold values, …."""
     settings = _settings(page)
+    kind = _kind(page, key)
+    auc = html.escape(quantity("auc", kind))
+    rows = _verdict_rows(page, key)
+    tests = _tests(rows)
+    interval = interval_name(settings.alpha, tests[0] if tests else None)
+    if settings.metric != "auc":
+        interval += " (the verdict's test on the AUC)"
     parts = []
     if not multiclass:
+        positive = (kind or {}).get("_pr_positive")
+        of = f" of class {html.escape(str(positive))}" if positive is not None else ""
         parts.append(
-            "<p class='how'>Every model's ROC curve (vertical average over folds) on one axis; "
-            "the legend gives the mean AUC over folds with its 95 % CI, best first (as "
-            "scikit-learn's RocCurveDisplay and pROC draw them).</p>"
-            + _fig(page, "roc_overlay", key, "ROC curves of every model")
+            f"<p class='how'>Every model's ROC curve{of} (vertical average over folds) on one "
+            f"axis; the legend gives the mean {auc} over folds with its "
+            f"{html.escape(interval)} interval, best first (as scikit-learn's RocCurveDisplay "
+            "and pROC draw them).</p>" + _fig(page, "roc_overlay", key, "ROC curves of every model")
         )
     else:
         parts.append(
-            "<p class='how'>One-vs-rest ROC curves: for each class, its scores ranking its own "
-            "samples against all others (folds pooled), every model on one axis.</p>"
-            + _fig(page, "roc_ovr", key, "one-vs-rest ROC curves")
+            "<p class='how'>Every model on one axis: its one-vs-rest macro-average ROC curve — "
+            "each class's scores ranking its own samples against all others (folds pooled), "
+            "the classes' curves averaged vertically. The curve's area is the macro "
+            f"one-vs-rest AUC; the legend gives {auc}, the verdict's quantity, with its "
+            f"{html.escape(interval)} interval, best first.</p>"
+            + _fig(page, "roc_overlay", key, "ROC curves of every model")
         )
     better = "higher" if settings.higher_is_better else "lower"
     parts.append(
@@ -665,132 +766,53 @@ def figures(page: PageInput, key: Mapping[str, object], anchor_id: str, multicla
                 "precision.</p>" + _fig(page, "pr", key, "precision-recall curves")
             )
     else:
+        n = int((kind or {}).get("n_labels") or 0)
+        parts.append(
+            "<p class='how'>"
+            + (
+                "One-vs-rest AUC of every model for every class (a cell per model and class; "
+                "a grid of curves would be unreadable at this many classes)"
+                if n > 6
+                else "One-vs-rest ROC curves: for each class, its scores ranking its own "
+                "samples against all others (folds pooled), every model on one axis"
+            )
+            + ".</p>"
+            + _fig(page, "roc_ovr", key, "one-vs-rest ROC curves")
+        )
         parts.append(
             "<p class='how'>Hand &amp; Till's (2001) pairwise separabilities A(i, j), averaged "
-            "over folds: a model with a mediocre M may still separate most class pairs well "
-            "and confuse only a few (dark cells).</p>"
-            + _fig(page, "pairwise", key, "pairwise separabilities")
-        )
-    if figure_key("bayes_ttest", key) in page.figures or isinstance(
-        page.optional.get("bayes_ttest"), pl.DataFrame
-    ):
-        table = _select(_frame_or_none(page.optional.get("bayes_ttest")), key)
-        parts.append(
-            "<p class='how'>The correlated Bayesian t test (Corani &amp; Benavoli 2015): the "
-            "posterior probability that a is better, that both are practically equivalent "
-            f"(|a − b| ≤ ROPE = {settings.rope:g}) and that b is better.</p>"
-            + _fig(page, "bayes_ttest", key, "posterior of the Bayesian t test")
-            + (table_html(table) if table is not None else "")
+            "over folds, one cell per class pair: a model with a mediocre M (the mean of its "
+            "cells) may still separate most class pairs well and confuse only a few (dark "
+            "cells).</p>" + _fig(page, "pairwise", key, "pairwise separabilities")
         )
     return _section(3, anchor_id, "Figures", "", "".join(parts))
-
-
-def _frame_or_none(value: pl.DataFrame | str | None) -> pl.DataFrame | None:
-    return value if isinstance(value, pl.DataFrame) else None
-
-
-TITLES = {
-    "mean_ranks": "Mean ranks",
-    "friedman_test": "Friedman's test",
-    "nemenyi_test": "Nemenyi's test",
-    "wilcoxon_test": "Wilcoxon's signed-rank test",
-    "sign_test": "Sign test",
-    "bayes_signed_rank": "Bayesian signed-rank test",
-    "paired_ttest_5x2cv": "5×2 cv paired t test",
-    "combined_ftest_5x2cv": "Combined 5×2 cv F test",
-    "bayes_ttest": "Correlated Bayesian t test",
-}
-
-
-def _across_text(settings: Settings) -> dict[str, str]:
-    metric = html.escape(settings.metric)
-    if settings.higher_is_better:
-        wins = (
-            "how many data sets each model of a pair wins (the higher value); "
-            "<code>estimate</code> is positive when a wins more"
-        )
-        bayes = "that a is better (higher), that both are practically equivalent"
-    else:
-        wins = (
-            f"how many data sets each model of a pair wins — the lower {metric} wins "
-            "(<code>wins_a</code> counts the data sets where a's is lower); "
-            "<code>estimate</code> is positive when a wins more"
-        )
-        bayes = (
-            f"that a's {metric} is higher (<code>p_a_higher</code>: a is worse, as lower is "
-            "better), that both are practically equivalent"
-        )
-    return {
-        "mean_ranks": "Mean ranks over data sets (1 = best) with Nemenyi's critical difference.",
-        "friedman_test": "Friedman's test that all models perform alike over the data sets "
-        "(χ² and Iman–Davenport's F; Demšar 2006, §3.2.2).",
-        "nemenyi_test": "Nemenyi's post-hoc test: two models differ when their mean ranks "
-        "differ by at least the critical difference.",
-        "wilcoxon_test": "Wilcoxon's signed-rank test on each pair's per-data-set differences "
-        "(Demšar 2006, §3.1.3).",
-        "sign_test": f"The sign test: {wins} (Demšar 2006, §3.1.2).",
-        "bayes_signed_rank": f"The Bayesian signed-rank test: posterior probabilities {bayes} "
-        "(within the ROPE) and the reverse (Benavoli et al. 2014, 2017); seeded, so two runs "
-        f"agree (seed {settings.seed}).",
-    }
-
-
-def _optional(page: PageInput, names: Mapping[str, str], prefix: str) -> str:
-    parts = []
-    for name, how in names.items():
-        result = page.optional.get(name)
-        if result is None:
-            continue
-        body = (
-            table_html(result)
-            if isinstance(result, pl.DataFrame)
-            else f'<p class="note">Not computed: {html.escape(result)}</p>'
-        )
-        if name == "bayes_signed_rank":
-            body += _fig(page, name, (), "posterior of the Bayesian signed-rank test")
-        title = TITLES.get(name, name)
-        parts.append(
-            f'<section id="{prefix}{name}"><h3>{title}</h3><p class="how">{how}</p>{body}</section>'
-        )
-    return "".join(parts)
-
-
-def across(page: PageInput) -> str:
-    """Across data sets: mean ranks, Friedman, Nemenyi and the CD diagram, Wilcoxon, …."""
-    how = (
-        f"Each model's {page.metric} is averaged over the folds of every data set; the "
-        "tests then treat data sets as the samples, as Demšar (2006) recommends for "
-        "comparing classifiers over several data sets. In the critical-difference diagram "
-        "models joined by a thick bar are not separated by the Nemenyi test; the verdict "
-        "across data sets is Friedman's test then Nemenyi's (Wilcoxon's for two models)."
-    )
-    body = (
-        _fig(page, "cd", (), "critical-difference diagram")
-        + CD_NOTE
-        + _optional(page, _across_text(_settings(page)), "")
-    )
-    return _section(2, "across", "Across data sets", how, body)
-
-
-def _need(page: PageInput, name: str, key: Mapping[str, object]) -> pl.DataFrame:
-    table = _select(page.tables.get(name), key)
-    return table if table is not None else pl.DataFrame()
 
 
 def calibration_section(page: PageInput, key: Mapping[str, object], anchor_id: str) -> str:
     """How well the scores read as probabilities: the table and the reliability diagram.
 
     Only for a data set whose scores are all probabilities (it has rows in the
-    ``calibration`` table); "" otherwise.
+    ``calibration`` table); "" otherwise. A binary data set's is its positive class's, a
+    multiclass one's the top label's.
     """
     table = _select(page.tables.get("calibration"), key)
     if table is None or table.is_empty():
         return ""
+    kind = _kind(page, key) or {}
+    multiclass = bool(kind.get("multiclass"))
     weight = _settings(page).weight
+    positive = kind.get("_pr_positive")
+    of = (
+        ", summed over the classes, and the log loss of the true class's score"
+        if multiclass
+        else f" and the log loss of class {html.escape(str(positive))}"
+        if positive is not None
+        else " and the log loss"
+    )
     how = (
         "The scores are probabilities, so their calibration can be judged: all folds pooled, "
-        "per model the Brier score (mean squared gap between score and outcome; Brier 1950) "
-        "and the log loss, lower is better for both, best (lowest Brier score) first. "
+        "per model the Brier score (the mean squared gap between score and outcome; Brier "
+        f"1950){of}; lower is better for both, best (lowest Brier score) first. "
         f"ECE, the expected calibration error, is the gap between the mean score and the "
         f"share of positives in each of {CALIBRATION_BINS} equal-width score bins, averaged "
         "with the bins' counts as weights; MCE is the largest gap (Guo et al. 2017; with "
@@ -802,13 +824,21 @@ def calibration_section(page: PageInput, key: Mapping[str, object], anchor_id: s
     )  # fmt: skip
     body = table_html(table)
     if figure_key("calibration", key) in page.figures:
+        what = (
+            "of the top label: per model the share of samples whose highest-scoring class is "
+            "their label, against the mean of that highest score, per bin"
+            if multiclass
+            else f"of class {html.escape(str(positive))}: per model the share of positives "
+            "against the mean score of each bin"
+        )
         body += (
-            "<p class='how'>Reliability diagram of the positive class: per model the share of "
-            "positives against the mean score of each bin, grey per fold, coloured for the "
+            f"<p class='how'>Reliability diagram {what}, grey per fold, coloured for the "
             "folds pooled with the band of the folds' range; a calibrated model lies on the "
-            "dashed diagonal, and a point below it means fewer positives than the scores "
-            "promise (scores too high). The bars count the samples per bin: a point from few "
-            "samples is weak evidence.</p>" + _fig(page, "calibration", key, "reliability diagram")
+            "dashed diagonal, and a point below it means "
+            + ("fewer right answers" if multiclass else "fewer positives")
+            + " than the scores promise (scores too high). The bars count the samples per "
+            "bin: a point from few samples is weak evidence.</p>"
+            + _fig(page, "calibration", key, "reliability diagram")
         )
     return _section(3, anchor_id, "Calibration", how, body)
 
@@ -857,17 +887,116 @@ def decision_curve_section(page: PageInput, key: Mapping[str, object], anchor_id
     return _section(3, anchor_id, "Decision curve", how, body)
 
 
+Section = Callable[[PageInput, Mapping[str, object], str, bool], str]
+
+DATASET_SECTIONS: list[tuple[str, Section]] = [
+    ("summary", lambda page, key, tag, multi: summary(page, key, tag)),
+    ("paired", lambda page, key, tag, multi: deciding(page, key, tag)),
+    ("figures", lambda page, key, tag, multi: figures(page, key, tag, multi)),
+    ("calibration", lambda page, key, tag, multi: calibration_section(page, key, tag)),
+    ("decision-curve", lambda page, key, tag, multi: decision_curve_section(page, key, tag)),
+]
+"""Each data set's sections in reading order, as (id prefix, builder).
+
+A builder gets the page, the data set's key (column → value), its section id
+(``<prefix>-<data set>``) and whether it is multiclass, and returns HTML ("" for a
+section the data set does not have). A new per-data-set section is one more entry.
+"""
+
+
 def dataset_sections(page: PageInput, key: Mapping[str, object], multiclass: bool) -> str:
-    """One data set in reading order: summary with CIs, the deciding test, the figures."""
+    """One data set in reading order: summary with CIs, the deciding test, the figures, …."""
     tag = anchor(*key.values()) if key else "log"
-    suffix = tag
-    return (
-        summary(page, key, f"summary-{tag}")
-        + paired(page, key, f"paired-{tag}", suffix)
-        + figures(page, key, f"figures-{tag}", multiclass)
-        + calibration_section(page, key, f"calibration-{tag}")
-        + decision_curve_section(page, key, f"decision-curve-{tag}")
+    return "".join(build(page, key, f"{prefix}-{tag}", multiclass)
+                   for prefix, build in DATASET_SECTIONS)  # fmt: skip
+
+
+TITLES = {
+    "mean_ranks": "Mean ranks",
+    "friedman_test": "Friedman's test",
+    "nemenyi_test": "Nemenyi's test",
+    "wilcoxon_test": "Wilcoxon's signed-rank test",
+    "sign_test": "Sign test",
+    "bayes_signed_rank": "Bayesian signed-rank test",
+    "paired_ttest_5x2cv": "5×2 cv paired t test",
+    "combined_ftest_5x2cv": "Combined 5×2 cv F test",
+    "bayes_ttest": "Correlated Bayesian t test",
+}
+
+
+def _across_text(page: PageInput) -> dict[str, str]:
+    settings = _settings(page)
+    metric = html.escape(settings.metric)
+    if settings.higher_is_better:
+        wins = (
+            "how many data sets each model of a pair wins (the higher value); "
+            "<code>estimate</code> is positive when a wins more"
+        )
+    else:
+        wins = (
+            f"how many data sets each model of a pair wins — the lower {metric} wins "
+            "(<code>wins_a</code> counts the data sets where a's is lower); "
+            "<code>estimate</code> is positive when a wins more"
+        )
+    used = page.used.get("bayes_signed_rank", {})
+    rope = used.get("rope", settings.rope if settings.rope is not None else BAYES_ROPE)
+    seed = used.get("seed", settings.seed)
+    regions = html.escape(bayes_regions(settings.metric, settings.higher_is_better))
+    return {
+        "mean_ranks": "Mean ranks over data sets (1 = best) with Nemenyi's critical difference.",
+        "friedman_test": "Friedman's test that all models perform alike over the data sets "
+        "(χ² and Iman–Davenport's F; Demšar 2006, §3.2.2).",
+        "nemenyi_test": "Nemenyi's post-hoc test: two models differ when their mean ranks "
+        "differ by at least the critical difference.",
+        "wilcoxon_test": "Wilcoxon's signed-rank test on each pair's per-data-set differences "
+        "(Demšar 2006, §3.1.3).",
+        "sign_test": f"The sign test: {wins} (Demšar 2006, §3.1.2).",
+        "bayes_signed_rank": f"The Bayesian signed-rank test (Benavoli et al. 2014, 2017) "
+        f"with ROPE ±{rope:g}: posterior probabilities — {regions}. Seeded, so two runs "
+        f"agree (seed {seed}).",
+    }
+
+
+def _optional(page: PageInput, names: Mapping[str, str], prefix: str) -> str:
+    parts = []
+    for name, how in names.items():
+        result = page.optional.get(name)
+        if result is None:
+            continue
+        body = (
+            table_html(result)
+            if isinstance(result, pl.DataFrame)
+            else f'<p class="note">Not computed: {html.escape(result)}</p>'
+        )
+        if name == "bayes_signed_rank":
+            body += _fig(page, name, (), "posterior of the Bayesian signed-rank test")
+        title = TITLES.get(name, name)
+        parts.append(
+            f'<section id="{prefix}{name}"><h3>{title}</h3><p class="how">{how}</p>{body}</section>'
+        )
+    return "".join(parts)
+
+
+def across(page: PageInput) -> str:
+    """Across data sets: mean ranks, Friedman, Nemenyi and the CD diagram, Wilcoxon, …."""
+    rows = page.verdict if isinstance(page.verdict, pl.DataFrame) else None
+    if rows is not None and page.dataset in rows.columns:
+        rows = rows.filter(pl.col(page.dataset).is_null())
+    named = "; ".join(name_of_test(t) for t in _tests(rows)) or "Friedman's test"
+    how = (
+        f"Each model's {html.escape(page.metric)} is averaged over the folds of every data "
+        "set; the tests then treat data sets as the samples, as Demšar (2006) recommends for "
+        "comparing classifiers over several data sets. These tables are across data sets and "
+        "have no data set column. In the critical-difference diagram models joined by a "
+        "thick bar are not separated by the Nemenyi test; the verdict across data sets is "
+        f"{html.escape(named)}."
     )
+    body = (
+        _fig(page, "cd", (), "critical-difference diagram")
+        + CD_NOTE
+        + _optional(page, _across_text(page), "")
+    )
+    return _section(2, "across", "Across data sets", how, body)
 
 
 def _appendix_parts(page: PageInput) -> list[tuple[str, str, str]]:
@@ -893,24 +1022,25 @@ def _appendix_parts(page: PageInput) -> list[tuple[str, str, str]]:
         else [{}]
     )
 
-    def per_set(name: str) -> str:
-        parts = []
-        for key in keys:
-            table = _need(page, name, key)
-            if table.is_empty():
-                continue
-            title = (
-                f"<p class='how'><b>{html.escape(', '.join(str(v) for v in key.values()))}</b></p>"
-                if key
-                else ""
-            )
-            parts.append(title + table_html(table))
-        return "".join(parts)
+    def per_set(name: str, figure: str = "", alt: str = "") -> str:
+        return _per_set(page, keys, page.tables.get(name), figure, alt)
 
-    def duncan_figures() -> str:
-        return "".join(_fig(page, "duncan", key, "Duncan's groups") for key in keys)
-
-    items = [
+    deciding_sources = {
+        table_of_test(t)
+        for t in _tests(page.verdict if isinstance(page.verdict, pl.DataFrame) else None)
+    }
+    items = []
+    if "paired_ttest" not in deciding_sources:
+        paired = "corrected repeated k-fold t" if repeated else "k-fold paired t"
+        items.append((
+            "appendix-paired",
+            f"{paired[0].upper()}{paired[1:]} tests on every pair (not the verdict's test)",
+            f"The {paired} test on every pair; the verdict decided by another test, shown "
+            "under each data set's Deciding test; where these rows disagree with it, the "
+            "verdict counts.",
+            per_set("paired_ttest"),
+        ))  # fmt: skip
+    items += [
         (
             "appendix-anova",
             "Two-way ANOVA",
@@ -927,7 +1057,7 @@ def _appendix_parts(page: PageInput) -> list[tuple[str, str, str]]:
             "letter in <code>groups</code> are not separated by Duncan's test (Bradley 1997, "
             "§5), which does not decide the verdict; where its groups disagree with the "
             f"verdict, the verdict counts.{direction}",
-            per_set("duncan") + duncan_figures(),
+            per_set("duncan", "duncan", "Duncan's groups"),
         ),
         (
             "appendix-duncan-ranges",
@@ -938,45 +1068,64 @@ def _appendix_parts(page: PageInput) -> list[tuple[str, str, str]]:
         (
             "appendix-agreement",
             "AUC test against error test",
-            "Do the paired t tests on AUC "
-            "and on the error rate reach the same decision for each pair? (Bradley 1997 argues "
-            "the AUC test is the more powerful.)",
+            "Within each data set, do the paired t tests on the AUC and on the error rate reach "
+            "the same decision for each pair? (Bradley 1997 argues the AUC test is the more "
+            "powerful.) Neither decides the verdict.",
             per_set("agreement"),
         ),
         (
             "appendix-pooling",
             "Pooling against averaging",
-            "The pooled AUC (all folds' scores "
-            "in one ranking) against the mean of the folds' AUCs: when scores are not calibrated "
-            "alike across folds the pooled AUC falls below (<code>pooling_bias</code>; Bradley "
-            "1997).",
+            "The pooled AUC of the positive class (all folds' scores in one ranking, "
+            "<code>class</code> names it) against the mean of the folds' AUCs of that class: "
+            "when scores are not calibrated alike across folds the pooled AUC falls below "
+            "(<code>pooling_bias</code>; Bradley 1997). These are AUCs of one class, not M.",
             per_set("pooling"),
         ),
         (
             "appendix-se-vs-sd",
             "Standard error against the spread over folds",
-            "The standard "
-            "error of one fold's AUC (DeLong; Hanley &amp; McNeil) against the spread of the AUC "
-            "over folds (<code>ratio</code> near 1 when the analytic SE describes fold-to-fold "
-            "variation).",
+            "The standard error of one fold's AUC of the positive class (Hanley &amp; McNeil) "
+            "against the spread of the AUC over folds (<code>ratio</code> near 1 when the "
+            "analytic SE describes fold-to-fold variation); <code>correlation</code> is one "
+            "value per data set, Pearson's r of <code>mean_se</code> and <code>sd</code> over "
+            "its models, repeated on each of its rows (Bradley 1997, §9.3.2).",
             per_set("se_vs_sd"),
         ),
     ]
     design = {
         "paired_ttest_5x2cv": "Dietterich's (1998) 5×2 cv paired t test.",
         "combined_ftest_5x2cv": "Alpaydın's (1999) combined 5×2 cv F test, the verdict's test "
-        "on a 5 × 2 design.",
+        "on a 5 × 2 design (shown under each data set's Deciding test).",
     }
     for name, how in design.items():
         result = page.optional.get(name)
-        if result is not None:
-            body = (
-                table_html(result)
-                if isinstance(result, pl.DataFrame)
-                else (f'<p class="note">Not computed: {html.escape(result)}</p>')
-            )
-            items.append((f"appendix-{name}", TITLES[name], how, body))
+        if result is None:
+            continue
+        if isinstance(result, pl.DataFrame):
+            body = _per_set(page, keys, result)
+        else:
+            body = f'<p class="note">Not computed: {html.escape(result)}</p>'
+        items.append((f"appendix-{name}", TITLES[name], how, body))
     return [(i, t, f'<p class="how">{h}</p>{b}') for i, t, h, b in items if b]
+
+
+def _per_set(
+    page: PageInput,
+    keys: list[dict[str, Any]],
+    table: pl.DataFrame | None,
+    figure: str = "",
+    alt: str = "",
+) -> str:
+    """``table``'s rows of each data set under the data set's name (and its ``figure``)."""
+    parts = []
+    for key in keys:
+        rows = _select(table, key)
+        if rows is None or rows.is_empty():
+            continue
+        title = f"<h4>{html.escape(', '.join(str(v) for v in key.values()))}</h4>" if key else ""
+        parts.append(title + table_html(rows) + (_fig(page, figure, key, alt) if figure else ""))
+    return "".join(parts)
 
 
 def appendix(page: PageInput) -> str:
@@ -990,14 +1139,27 @@ def appendix(page: PageInput) -> str:
 
 
 def _nav(body: str) -> str:
-    """Contents: a link to every section of the page, in order."""
+    """Contents: a link to every section of the page, in order, sub-sections inside theirs."""
     found = re.findall(r'<section id="([^"]+)"[^>]*><h([23])>(.*?)</h[23]>', body)
     if len(found) > 30:  # many data sets: their sections only, and the appendix's tables
         found = [e for e in found if e[1] == "2" or e[0].startswith("appendix-")]
-    items = "".join(
-        f'<li class="h{level}"><a href="#{a}">{title}</a></li>' for a, level, title in found
-    )
-    return f"<nav><ul>{items}</ul></nav>"
+    items: list[str] = []
+    inner: list[str] = []
+
+    def close() -> None:
+        if inner and items:
+            items[-1] = items[-1].removesuffix("</li>") + f"<ul>{''.join(inner)}</ul></li>"
+        inner.clear()
+
+    for a, level, title in found:
+        link = f'<a href="#{a}">{title}</a>'
+        if level == "2":
+            close()
+            items.append(f"<li>{link}</li>")
+        else:
+            inner.append(f"<li>{link}</li>")
+    close()
+    return f"<nav><ul>{''.join(items)}</ul></nav>"
 
 
 def report_page(page: PageInput) -> str:
@@ -1043,8 +1205,54 @@ def report_page(page: PageInput) -> str:
         f"<meta name='viewport' content='width=device-width, initial-scale=1'>"
         f"<title>{title}</title><style>{STYLE}</style></head><body>"
         f"<h1>{title}</h1><p class='how'>Comparison of classifiers from their logged "
-        f"scores on {html.escape(_shown(settings.metric))} at α = {settings.alpha:g}.</p>"
+        f"scores on {html.escape(metric_words(settings.metric))} at α = {settings.alpha:g}.</p>"
         + _nav("".join(body))
         + "".join(body)
         + "</body></html>\n"
     )
+
+
+# --------------------------------------------------------------------- the terminal
+
+
+def terminal_tables(page: PageInput) -> list[tuple[str, pl.DataFrame]]:
+    """The tables the command line prints after the verdict, each titled with its standing.
+
+    The summary, then the deciding test on every pair (labelled unadjusted, or not the
+    verdict's test), the ANOVA and Duncan's groups (labelled as not deciding, and
+    uncorrected on repeated cross-validation): every table that can disagree with the
+    verdict says so in its title.
+    """
+    settings = _settings(page)
+    m = settings.metric
+    out: list[tuple[str, pl.DataFrame]] = []
+    if "summary" in page.tables:
+        out.append(("per model: mean and sd over folds, best first", page.tables["summary"]))
+    verdict = page.verdict if isinstance(page.verdict, pl.DataFrame) else None
+    sources = {table_of_test(t) for t in _tests(verdict)}
+    repeated = "repeat" in page.tables["folds"].columns or (page.design or (1, 1))[0] > 1
+    adjust = ADJUST_WORDS.get(settings.adjust or "holm", str(settings.adjust))
+    if "paired_ttest" in page.tables:
+        test = "corrected repeated k-fold t" if repeated else "paired t"
+        unadjusted = "" if settings.adjust else "unadjusted, "
+        standing = (
+            f"{unadjusted}every pair; the verdict compares each model with the best, "
+            f"{adjust}-adjusted, and counts where they differ"
+            if "paired_ttest" in sources
+            else "not the verdict's test; where it differs, the verdict counts"
+        )
+        out.append((f"{test} tests on {m} ({standing})", page.tables["paired_ttest"]))
+    uncorrected = "uncorrected for the overlapping repeats; " if repeated else ""
+    if "anova" in page.tables:
+        out.append((
+            f"two-way ANOVA of {m}, models x folds ({uncorrected}all models at once; does not "
+            "decide the verdict)",
+            page.tables["anova"],
+        ))  # fmt: skip
+    if "duncan" in page.tables:
+        out.append((
+            f"Duncan's multiple range test on {m} ({uncorrected}does not decide the verdict; "
+            "where its groups differ from it, the verdict counts)",
+            page.tables["duncan"],
+        ))  # fmt: skip
+    return out

@@ -17,6 +17,7 @@ import polars as pl
 from polaroc.core.inputs import FrameLike
 from polaroc.report.plot_inference import roc_band
 from polaroc.report.plot_scoring import calibration, decision_curve, det, gain_lift
+from polaroc.report.words import mean_digits, p_text
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -82,7 +83,7 @@ def _no_curve(ax: Axes, n_folds: int = 0) -> None:
 
 
 def _grid(
-    n: int, width: float = 3.6, height: float = 3.4, max_cols: int = 4
+    n: int, width: float = 3.6, height: float = 3.4, max_cols: int = 3
 ) -> tuple[Figure, list[Axes]]:
     plt = _pyplot()
     cols = min(n, max_cols)
@@ -135,8 +136,8 @@ def roc_folds(
     >>> from polaroc import plot
     >>> log = pl.scan_parquet(pr.demo_log_path()).filter(pl.col("class") == "malignant")
     >>> fig = plot.roc_folds(pr.roc_curve(log), pr.pooled_roc(log), pr.average_roc(log))
-    >>> len(fig.axes)
-    8
+    >>> len(fig.axes)  # six models, three to a row
+    6
     """
     folds, pooled, average = _frame(folds), _frame(pooled), _frame(average)
     models = _models(folds[model], order)
@@ -179,6 +180,7 @@ def auc_distributions(
     model: str = "model",
     higher_is_better: bool = True,
     order: Sequence[object] | None = None,
+    title: str = "",
 ) -> Figure:
     """Per-fold values of a metric for each model, side by side (as in Aslan et al.'s figures).
 
@@ -199,6 +201,8 @@ def auc_distributions(
         Order the best model first (highest mean if True, lowest otherwise).
     order
         The models' order (e.g. the tables'); default by mean, best first.
+    title
+        Put before the figure's own title (e.g. the data set).
 
     Returns
     -------
@@ -240,13 +244,14 @@ def auc_distributions(
         ax.set_ylim(low - pad, high + pad)
     ax.set_ylabel(metric)
     better = "higher" if higher_is_better else "lower"
-    ax.set_title(f"{metric} per fold ({better} is better; best first)")
+    lead = f"{title}: " if title else ""
+    ax.set_title(f"{lead}{metric} per fold ({better} is better; best first)")
     ax.tick_params(axis="x", rotation=30)
     fig.tight_layout()
     return cast("Figure", fig)
 
 
-def duncan_groups(duncan: FrameLike, *, model: str = "model") -> Figure:
+def duncan_groups(duncan: FrameLike, *, model: str = "model", title: str = "") -> Figure:
     """Duncan's homogeneous subsets beside the ranked model means.
 
     Models are listed by rank (best at the top) with their mean; to the right, each
@@ -261,6 +266,8 @@ def duncan_groups(duncan: FrameLike, *, model: str = "model") -> Figure:
         :func:`polaroc.duncan`'s table: ``model``, ``mean``, ``rank``, ``groups``.
     model
         The model column.
+    title
+        Put before the figure's title (e.g. the data set).
 
     Returns
     -------
@@ -276,6 +283,8 @@ def duncan_groups(duncan: FrameLike, *, model: str = "model") -> Figure:
     >>> [t.get_text() for t in plot.duncan_groups(table).axes[0].get_yticklabels()]
     ['x', 'y', 'z']
     """
+    from matplotlib.ticker import MaxNLocator
+
     plt = _pyplot()
     df = _frame(duncan).sort("rank", model)
     names = [str(n) for n in df[model]]
@@ -284,17 +293,21 @@ def duncan_groups(duncan: FrameLike, *, model: str = "model") -> Figure:
     letters = list(dict.fromkeys(ch for g in groups for ch in g))  # a, b, ... by rank
     height = max(2.4, 0.42 * len(names) + 1.2)
     fig, (ax, bars) = plt.subplots(
-        1, 2, figsize=(6.4, height), sharey=True, layout="constrained",
-        gridspec_kw={"width_ratios": [3, max(1, 0.35 * len(letters) + 0.4)]},
+        1, 2, figsize=(7.2, height), sharey=True, layout="constrained",
+        gridspec_kw={"width_ratios": [3, max(1.2, 0.4 * len(letters) + 0.6)]},
     )  # fmt: skip
     y = list(range(len(names)))
     ax.plot(means, y, "o", color="black")
+    digits = mean_digits(means.tolist(), least=4)
     for i, m in enumerate(means):
-        ax.annotate(f"{m:.4f}", (m, i), textcoords="offset points", xytext=(6, 4), fontsize=8)
+        ax.annotate(f"{m:.{digits}f}", (m, i), textcoords="offset points", xytext=(6, 4),
+                    fontsize=8)  # fmt: skip
     ax.set_yticks(y, names)
     ax.invert_yaxis()
     ax.set_xlabel("mean")
-    ax.margins(x=0.2)
+    ax.xaxis.set_major_locator(MaxNLocator(nbins=4))  # few ticks: long decimals stay apart
+    ax.tick_params(axis="x", labelsize=8)
+    ax.margins(x=0.25)
     ax.grid(axis="y", color="0.92")
     colors = plt.get_cmap("tab10")
     for k, letter in enumerate(letters):
@@ -307,7 +320,9 @@ def duncan_groups(duncan: FrameLike, *, model: str = "model") -> Figure:
     bars.tick_params(left=False)
     for side in ("top", "right"):
         bars.spines[side].set_visible(False)
-    fig.suptitle("Duncan's multiple range test: means and homogeneous subsets", fontsize="medium")
+    lead = f"{title}: " if title else ""
+    fig.suptitle(f"{lead}Duncan's multiple range test: means and homogeneous subsets",
+                 fontsize="medium")  # fmt: skip
     return cast("Figure", fig)
 
 
@@ -321,7 +336,10 @@ def pairwise_heatmap(
     """Hand & Till's pairwise separabilities A(i, j) as one heat map per model.
 
     Shows which pairs of classes a model separates well even when its M (the mean
-    of the map's upper triangle) is mediocre (Hand & Till 2001, §4).
+    of the map's cells) is mediocre (Hand & Till 2001, §4). Each unordered pair is one
+    cell, below the diagonal (row i, column j < i), so ten classes are 45 cells; the
+    panels grow with the classes and each cell carries its value (three decimals when
+    the values crowd near 1, so that 0.999 and 1.000 differ).
 
     Parameters
     ----------
@@ -345,8 +363,9 @@ def pairwise_heatmap(
     >>> import polars as pl
     >>> from polaroc import plot
     >>> table = pl.DataFrame({"class_i": [0, 0, 1], "class_j": [1, 2, 2], "a": [0.9, 0.8, 0.6]})
-    >>> len(plot.pairwise_heatmap(table).axes)
-    2
+    >>> fig = plot.pairwise_heatmap(table)
+    >>> len(fig.axes), sorted(t.get_text() for t in fig.axes[0].texts)
+    (2, ['0.60', '0.80', '0.90'])
     """
     df = _frame(pairwise)
     if model not in df.columns:
@@ -355,30 +374,53 @@ def pairwise_heatmap(
     classes = sorted(set(cells["class_i"].to_list()) | set(cells["class_j"].to_list()), key=str)
     index = {c: k for k, c in enumerate(classes)}
     models = _models(cells[model], order)
-    fig, axes = _grid(len(models), width=3.8, height=3.4)
+    n = len(classes)
+    rows_of, cols_of = classes[1:], classes[:-1]  # below the diagonal: i > j
+    cell = 0.34 if n <= 6 else 0.44  # inches: room for "0.999"
+    side = max(2.6, cell * max(n - 1, 1) + 0.9)
+    ncols = min(len(models), 2 if n > 6 else 3)
+    nrows = math.ceil(len(models) / ncols)
+    plt = _pyplot()
+    fig, grid_axes = plt.subplots(
+        nrows, ncols, figsize=(side * ncols + 1.4, side * nrows + 0.3), squeeze=False,
+        layout="constrained",
+    )  # fmt: skip
+    axes = list(grid_axes.flat)
+    for ax in axes[len(models) :]:
+        ax.set_visible(False)
     lowest = cast("float | None", cells[value].drop_nans().min())
     # Chance (0.5) at the bottom of the scale unless every pair does better.
     vmin = max(0.5, math.floor((lowest if lowest is not None else 0.5) * 20) / 20)
     vmin = min(vmin, 0.95)
+    digits = 3 if vmin >= 0.9 else 2
+    font = 7 if n <= 8 else 6.5
     image = None
-    for ax, name in zip(axes, models, strict=True):
-        grid = [[math.nan] * len(classes) for _ in classes]
+    for ax, name in zip(axes, models, strict=False):
+        grid = [[math.nan] * max(n - 1, 1) for _ in range(max(n - 1, 1))]
         for ci, cj, a in (
             cells.filter(pl.col(model) == name).select("class_i", "class_j", value).iter_rows()
         ):
-            grid[index[ci]][index[cj]] = grid[index[cj]][index[ci]] = a
+            i, j = sorted((index[ci], index[cj]), reverse=True)  # below the diagonal
+            grid[i - 1][j] = a
         image = ax.imshow(grid, vmin=vmin, vmax=1.0, cmap="viridis")
         for i, row in enumerate(grid):
             for j, a in enumerate(row):
-                if i != j and a == a:
-                    ax.text(j, i, f"{a:.2f}", ha="center", va="center", fontsize=7,
+                if a == a:
+                    ax.text(j, i, f"{a:.{digits}f}", ha="center", va="center", fontsize=font,
                             color="white" if a < vmin + 0.5 * (1 - vmin) else "black")  # fmt: skip
-        ax.set_xticks(range(len(classes)), [str(c) for c in classes], rotation=90)
-        ax.set_yticks(range(len(classes)), [str(c) for c in classes])
-        ax.set_title(f"{name}: A(i, j)")
+        ax.set_xticks(range(len(cols_of)), [str(c) for c in cols_of],
+                      rotation=90 if max(len(str(c)) for c in cols_of) > 3 else 0)  # fmt: skip
+        ax.set_yticks(range(len(rows_of)), [str(c) for c in rows_of])
+        ax.tick_params(labelsize=8, length=0)
+        for spine in ax.spines.values():
+            spine.set_visible(False)
+        ax.set_title(f"{name}: A(i, j)", fontsize="medium")
+        ax.set_xlabel("class j", fontsize=8)
+        ax.set_ylabel("class i", fontsize=8)
     if image is not None:
-        fig.colorbar(image, ax=axes, shrink=0.8)
-    return fig
+        bar = fig.colorbar(image, ax=axes[: len(models)], shrink=0.6)
+        bar.set_label("A(i, j): how well the pair's scores separate it")
+    return cast("Figure", fig)
 
 
 def _cd_cliques(ranks: list[float], cd: float) -> list[tuple[int, int]]:
@@ -583,28 +625,41 @@ def pr_folds(
     return fig
 
 
-def _auc_labels(aucs: pl.DataFrame | None, model: str) -> dict[str, str]:
-    """Legend text per model: mean AUC and its 95 % CI.
+def _auc_labels(
+    aucs: pl.DataFrame | None, model: str, quantity: str = "AUC", level: float = 0.95
+) -> dict[str, str]:
+    """Legend text per model: the mean and its interval, with digits that tell them apart.
 
-    ``aucs`` is the report's summary (``auc_mean``, ``auc_sd``, ``n_folds``: a t
-    interval over folds) or a table with ``auc``/``mean`` and ``ci_low``, ``ci_high``.
+    ``aucs`` is a table with ``mean`` (or ``auc``) and ``ci_low``, ``ci_high`` per model
+    (the verdict's), or the report's summary (``auc_mean``, ``auc_sd``, ``n_folds``: a t
+    interval over folds at ``level``).
     """
     if aucs is None or aucs.is_empty():
         return {}
     from scipy import stats
 
-    labels = {}
+    rows = []
     for row in aucs.iter_rows(named=True):
         mean = row.get("auc", row.get("mean", row.get("auc_mean")))
         low, high = row.get("ci_low"), row.get("ci_high")
         if low is None and row.get("auc_sd") is not None and (row.get("n_folds") or 0) > 1:
             n = int(row["n_folds"])
-            half = float(stats.t.ppf(0.975, n - 1)) * row["auc_sd"] / math.sqrt(n)
-            low, high = max(mean - half, 0.0), min(mean + half, 1.0)  # an AUC lies in [0, 1]
+            half = float(stats.t.ppf(0.5 + level / 2, n - 1)) * row["auc_sd"] / math.sqrt(n)
+            low, high = mean - half, mean + half
         if mean is None:
             continue
-        ci = f" [{low:.3f}, {high:.3f}]" if low is not None and high is not None else ""
-        labels[str(row[model])] = f"AUC {mean:.3f}{ci}"
+        if low is not None and high is not None:  # an AUC lies in [0, 1]
+            low, high = max(low, 0.0), min(high, 1.0)
+        rows.append((str(row[model]), mean, low, high))
+    digits = mean_digits([r[1] for r in rows])
+    labels = {}
+    for name, mean, low, high in rows:
+        ci = (
+            f" [{low:.{digits}f}, {high:.{digits}f}]"
+            if low is not None and high is not None
+            else ""
+        )
+        labels[name] = f"{quantity} {mean:.{digits}f}{ci}"
     return labels
 
 
@@ -616,22 +671,31 @@ def roc_overlay(
     order: Sequence[object] | None = None,
     inset: bool | None = None,
     band: FrameLike | None = None,
+    quantity: str = "AUC",
+    interval: str = "95 % CI",
+    title: str = "ROC curves, vertical average over folds",
 ) -> Figure:
-    """Every model's ROC curve on one axis, its mean AUC and 95 % CI in the legend.
+    """Every model's ROC curve on one axis, its mean AUC and interval in the legend.
 
     The curve of a model is its vertical average over folds (Fawcett 2006, §8), the
-    legend lists the models best first with the mean of the folds' AUCs and its 95 %
+    legend lists the models best first with the mean of the folds' AUCs and its
     confidence interval — one figure to compare the models by, as scikit-learn's
-    ``RocCurveDisplay`` and pROC's ``ggroc`` draw several curves. When every curve
+    ``RocCurveDisplay`` and pROC's ``ggroc`` draw several curves. The legend's title
+    says what the number is (``quantity``: "AUC", "M (Hand & Till)", "AUC of class 1")
+    and what the interval is (``interval``: its level and kind, e.g. "99 % CI,
+    corrected t"); the digits are as many as tell the models apart. When every curve
     hugs the top-left corner (all mean AUCs ≥ 0.9) an inset zooms on it.
 
     Parameters
     ----------
     average
-        :func:`polaroc.average_roc` per model: ``fpr``, ``tpr``.
+        :func:`polaroc.average_roc` per model: ``fpr``, ``tpr`` (or any curve per model,
+        e.g. the one-vs-rest macro average of a multiclass log).
     aucs
-        The report's summary (``auc_mean``, ``auc_sd``, ``n_folds``; the interval is
-        mean ± t₀.₉₇₅,ₙ₋₁·sd/√n) or a table with ``ci_low``, ``ci_high`` per model.
+        A table with ``mean`` (or ``auc``), ``ci_low``, ``ci_high`` per model (e.g.
+        :func:`polaroc.verdict`'s, whose interval is its deciding test's), or the
+        report's summary (``auc_mean``, ``auc_sd``, ``n_folds``; the interval is then
+        mean ± t·sd/√n over folds at the level ``interval`` starts with).
     model
         The model column.
     order
@@ -644,6 +708,8 @@ def roc_overlay(
         :func:`roc_band`). With several models it needs the ``model`` column; its
         other groups must be one curve per model: ``by=["model"]`` bands the curve of the
         pooled folds, drawn around their vertical average.
+    quantity, interval, title
+        The legend's words for the number and its interval, and the figure's title.
 
     Returns
     -------
@@ -661,11 +727,12 @@ def roc_overlay(
     >>> import polaroc as pr
     >>> from polaroc import plot
     >>> log = pl.scan_parquet(pr.demo_log_path()).filter(pl.col("class") == "malignant")
+    >>> from polaroc.report import summary_table
     >>> folds = pr.evaluate(log).collect()
-    >>> summary = pr.report.summary_table(folds, by=[]).collect()
+    >>> summary = summary_table(folds, by=[]).collect()
     >>> fig = plot.roc_overlay(pr.average_roc(log), summary, order=summary["model"])
-    >>> fig.axes[0].get_legend().get_texts()[0].get_text()[:25]
-    'logistic: AUC 0.994 [0.98'
+    >>> fig.axes[0].get_legend().get_texts()[0].get_text()  # 4 digits tell forest and lda apart
+    'logistic: AUC 0.9938 [0.9890, 0.9986]'
 
     With each model's bootstrap band of the sensitivity (folds pooled):
 
@@ -677,7 +744,9 @@ def roc_overlay(
     plt = _pyplot()
     curves = _frame(average)
     table = _frame(aucs) if aucs is not None else None
-    labels = _auc_labels(table, model)
+    level = _level_of(interval)
+    short = "M" if quantity.startswith("M") else "AUC"  # the title says which AUC
+    labels = _auc_labels(table, model, quantity=short, level=level)
     models = _models(curves[model], order)
     fig, ax = plt.subplots(figsize=(7.6, 5.2))
     colors = plt.get_cmap("tab10")
@@ -686,8 +755,8 @@ def roc_overlay(
     for k, name in enumerate(models):
         if name in bands:
             roc_band(ax, bands[name], color=colors(k % 10), opacity=0.2, zorder=1)
-        part = curves.filter(pl.col(model) == name).sort("fpr")
-        label = f"{name}: {labels.get(str(name), 'AUC n/a')}"
+        part = curves.filter(pl.col(model) == name).sort("fpr", "tpr")
+        label = f"{name}: {labels.get(str(name), 'n/a').strip()}"
         if _all_nan(part, "tpr"):
             label = f"{name}: no curve (a NaN score)"
         style = "-" if k < 10 else "--"
@@ -699,9 +768,10 @@ def roc_overlay(
     ax.set_aspect("equal")
     ax.set_xlabel("false positive rate (1 − specificity)")
     ax.set_ylabel("true positive rate (sensitivity)")
-    ax.set_title("ROC curves, vertical average over folds")
+    ax.set_title(title, fontsize="medium")
     ax.legend(loc="upper left", bbox_to_anchor=(1.02, 1.0), fontsize="small", frameon=False,
-              title="mean AUC [95 % CI], best first", title_fontsize="small")  # fmt: skip
+              title=f"mean {quantity} [{interval}],\nbest first",
+              title_fontsize="small", alignment="left")  # fmt: skip
     means = [float(v) for v in _legend_means(table)]
     if inset is None:
         inset = bool(means) and min(means) >= 0.9
@@ -717,6 +787,15 @@ def roc_overlay(
         zoom.set_title("zoom: FPR ≤ 0.2, TPR ≥ 0.8", fontsize=7)
         ax.indicate_inset_zoom(zoom, edgecolor="0.4")
     return cast("Figure", fig)
+
+
+def _level_of(interval: str) -> float:
+    """The level an interval's words start with ("99 % CI, …" → 0.99; default 0.95)."""
+    head = interval.split("%", 1)[0].strip()
+    try:
+        return float(head) / 100
+    except ValueError:
+        return 0.95
 
 
 def _bands(band: FrameLike | None, model: str, models: list[object]) -> dict[object, pl.DataFrame]:
@@ -749,12 +828,16 @@ def roc_one_vs_rest(
     model: str = "model",
     class_: str = "class",
     order: Sequence[object] | None = None,
+    max_panels: int = 6,
 ) -> Figure:
     """One-vs-rest ROC curves of a multiclass log: one panel per class, every model on it.
 
     Each class's scores rank its own samples against all others (folds pooled); the
-    legend gives each curve's area. Hand & Till's M averages the class *pairs*
-    instead, so a class that one model confuses shows here and in the pairwise map.
+    legend gives each curve's area, with as many digits as tell the models apart. Hand &
+    Till's M averages the class *pairs* instead, so a class that one model confuses shows
+    here and in the pairwise map. With more than ``max_panels`` classes a grid of curves
+    is unreadable: the figure is then one heat map, models × classes, each cell the area
+    of that model's one-vs-rest curve for that class.
 
     Parameters
     ----------
@@ -765,11 +848,13 @@ def roc_one_vs_rest(
         Column names.
     order
         The models' order in each legend (best first); default by name.
+    max_panels
+        The most classes drawn as curves; more make the heat map.
 
     Returns
     -------
     matplotlib.figure.Figure
-        One panel per class.
+        One panel per class, or one heat map.
 
     Examples
     --------
@@ -785,6 +870,8 @@ def roc_one_vs_rest(
     ...     for c in range(3)])
     >>> len(plot.roc_one_vs_rest(pr.pooled_roc(log)).axes)
     3
+    >>> len(plot.roc_one_vs_rest(pr.pooled_roc(log), max_panels=2).axes)  # heat map, colour bar
+    2
     """
     from polaroc.metrics.curves import trapezoid_auc
 
@@ -798,13 +885,16 @@ def roc_one_vs_rest(
         .agg(trapezoid_auc("fpr", "tpr").alias("a"))
         .iter_rows()
     }
+    digits = mean_digits(areas.values())
+    if len(classes) > max_panels:
+        return _class_area_map(areas, models, classes, digits)
     fig, axes = _grid(len(classes), width=3.8, height=3.8)
     colors = plt.get_cmap("tab10")
     for ax, cls in zip(axes, classes, strict=True):
         for k, name in enumerate(models):
             part = df.filter((pl.col(model) == name) & (pl.col(class_) == cls)).sort("fpr", "tpr")
             area = areas.get((str(name), str(cls)))
-            text = "n/a" if area is None or area != area else f"{area:.3f}"
+            text = "n/a" if area is None or area != area else f"{area:.{digits}f}"
             ax.plot(part["fpr"], part["tpr"], lw=1.3, color=colors(k % 10),
                     label=f"{name} ({text})")  # fmt: skip
         ax.plot([0, 1], [0, 1], color="0.6", lw=0.6, ls=":")
@@ -820,8 +910,39 @@ def roc_one_vs_rest(
     return fig
 
 
+def _class_area_map(
+    areas: dict[tuple[str, str], float | None],
+    models: list[object],
+    classes: list[object],
+    digits: int,
+) -> Figure:
+    """Models × classes: each cell the area under that model's one-vs-rest curve."""
+    plt = _pyplot()
+    grid = [[areas.get((str(m), str(c))) for c in classes] for m in models]
+    values = [[math.nan if v is None else v for v in row] for row in grid]
+    finite = [v for row in values for v in row if v == v]
+    vmin = min(max(0.5, math.floor(min(finite, default=0.5) * 20) / 20), 0.95)
+    width = max(5.0, 0.62 * len(classes) + 2.8)
+    fig, ax = plt.subplots(figsize=(width, max(2.4, 0.45 * len(models) + 1.4)),
+                           layout="constrained")  # fmt: skip
+    image = ax.imshow(values, vmin=vmin, vmax=1.0, cmap="viridis", aspect="auto")
+    for i, row in enumerate(values):
+        for j, a in enumerate(row):
+            text = "NaN" if a != a else f"{a:.{digits}f}"
+            dark = a == a and a < vmin + 0.5 * (1 - vmin)
+            ax.text(j, i, text, ha="center", va="center", fontsize=7,
+                    color="white" if dark else "black")  # fmt: skip
+    ax.set_xticks(range(len(classes)), [str(c) for c in classes])
+    ax.set_yticks(range(len(models)), [str(m) for m in models])
+    ax.set_xlabel("class (its scores against every other label, folds pooled)")
+    ax.tick_params(length=0)
+    ax.set_title("one-vs-rest AUC per class", fontsize="medium")
+    fig.colorbar(image, ax=ax, shrink=0.9, label="one-vs-rest AUC")
+    return cast("Figure", fig)
+
+
 P_LEVELS = (0.001, 0.01, 0.05)
-P_COLORS = ("#005a32", "#238b45", "#a1d99b", "#fbd7d4", "#d9d9d9", "#ffffff")
+P_COLORS = ("#005a32", "#238b45", "#a1d99b", "#e9e9e9", "#a6a6a6", "#ffffff")
 P_NAMES = ("p < 0.001", "p < 0.01", "p < 0.05", "not significant", "NaN", "")
 
 
@@ -831,13 +952,15 @@ def p_value_heatmap(
     value: str | None = None,
     order: Sequence[object] | None = None,
     alpha: float = 0.05,
+    title: str = "",
 ) -> Figure:
     """The pairwise tests' p-values as a models × models map (as scikit-posthocs' ``sign_plot``).
 
     Each cell is one pair's p-value (``p_adjusted`` when the table has it), coloured by
-    level — p < 0.001, < 0.01, < ``alpha``, not significant — and written in the cell;
-    the models in ``order`` (best first), so the first row reads "is the best model
-    separated from each other one".
+    level — p < 0.001, < 0.01, < ``alpha`` in greens, not significant in a neutral light
+    grey, NaN in a darker grey — and written in the cell with enough digits to be on the
+    right side of ``alpha``; the models in ``order`` (best first), so the first row reads
+    "is the best model separated from each other one".
 
     Parameters
     ----------
@@ -849,6 +972,8 @@ def p_value_heatmap(
         The models' order; default by name.
     alpha
         The significance level (the last coloured band).
+    title
+        Put before the figure's title (e.g. the data set).
 
     Returns
     -------
@@ -861,7 +986,7 @@ def p_value_heatmap(
     >>> table = pl.DataFrame({"model_a": ["a", "a", "b"], "model_b": ["b", "c", "c"],
     ...                       "p_value": [0.001, 0.2, float("nan")]})
     >>> sorted(t.get_text() for t in plot.p_value_heatmap(table).axes[0].texts if t.get_text())
-    ['0.001', '0.001', '0.200', '0.200', 'NaN', 'NaN']
+    ['0.001', '0.001', '0.20', '0.20', 'NaN', 'NaN']
     """
     from matplotlib.colors import ListedColormap
     from matplotlib.patches import Patch
@@ -881,7 +1006,7 @@ def p_value_heatmap(
             level, label = 4, "NaN"
         else:
             level = next((n for n, cut in enumerate(levels) if p < cut), 3)
-            label = "<0.001" if p < 0.001 else f"{p:.3f}"
+            label = "<0.001" if p < 0.001 else p_text(p, alpha).removeprefix("p = ")
         grid[i][j] = grid[j][i] = float(level)
         text[i][j] = text[j][i] = label
     size = max(3.6, 0.62 * k + 2.2)
@@ -895,8 +1020,9 @@ def p_value_heatmap(
     names = [str(m) for m in models]
     ax.set_xticks(range(k), names, rotation=45, ha="right")
     ax.set_yticks(range(k), names)
-    title = "adjusted p-values" if column == "p_adjusted" else "p-values"
-    ax.set_title(f"pairwise tests: {title}")
+    what = "adjusted p-values" if column == "p_adjusted" else "p-values"
+    lead = f"{title}: " if title else ""
+    ax.set_title(f"{lead}pairwise tests, {what}", fontsize="medium")
     names_used = (*P_NAMES[:2], f"p < {alpha:g}", *P_NAMES[3:5])
     handles = [Patch(color=c, label=n) for c, n in zip(P_COLORS, names_used, strict=False)]
     ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.02, 1.0), fontsize="small",

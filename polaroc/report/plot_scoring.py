@@ -39,7 +39,14 @@ def _colour(k: int) -> str:
     return f"C{k % 10}"
 
 
-def calibration(curve: FrameLike, *, model: str = "model", fold: str = "fold") -> Figure:
+def calibration(
+    curve: FrameLike,
+    *,
+    model: str = "model",
+    fold: str = "fold",
+    outcome: str = "share of positives",
+    order: list[object] | None = None,
+) -> Figure:
     """Reliability diagram per model: each fold's curve, their band and mean, and the counts.
 
     The top panel of each model plots the share of positives (``prob_true``) against the
@@ -58,6 +65,10 @@ def calibration(curve: FrameLike, *, model: str = "model", fold: str = "fold") -
         ``n`` per (model, fold).
     model, fold
         Column names (a table without a fold column is one curve per model).
+    outcome
+        The y axis's words (``"share correct"`` for a top-label diagram).
+    order
+        The models' panel order (e.g. best first); default by name.
 
     Returns
     -------
@@ -76,7 +87,9 @@ def calibration(curve: FrameLike, *, model: str = "model", fold: str = "fold") -
     """
     plt = _pyplot()
     df = _with_fold(_frame(curve), fold)
-    models = _models(df, model)
+    found = _models(df, model)
+    ranked = [m for m in (order or []) if m in found]
+    models = ranked + [m for m in found if m not in ranked]
     cols = min(len(models), 3)
     rows = -(-len(models) // cols)
     fig = plt.figure(figsize=(3.6 * cols, 5.0 * rows))
@@ -118,7 +131,7 @@ def calibration(curve: FrameLike, *, model: str = "model", fold: str = "fold") -
         bottom.bar(per_bin["prob_pred"], per_bin["n"], width=width, color=colour, alpha=0.7)
         bottom.set_xlabel("mean score in bin")
         if c == 0:
-            top.set_ylabel("share of positives")
+            top.set_ylabel(outcome)
             bottom.set_ylabel("samples")
         if k == 0:
             top.legend(loc="upper left", fontsize="small", frameon=False)

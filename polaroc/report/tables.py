@@ -17,6 +17,8 @@ from typing import TYPE_CHECKING, Any
 import polars as pl
 
 from polaroc.core.inputs import FrameLike, LogColumns, as_lazy
+from polaroc.core.registry import METRICS as REGISTRY_METRICS
+from polaroc.core.registry import known_metrics
 
 if TYPE_CHECKING:
     from polars._typing import PolarsDataType
@@ -48,13 +50,29 @@ __all__ = [
 ]
 
 METRICS = ("auc", "sauc", "error")
-LOWER_IS_BETTER = frozenset({"error", "brier", "log_loss", "cost", "ece", "mce"})
-"""Metrics for which the lower value is the better model; every test and sentence knows."""
+LOWER_IS_BETTER = frozenset(m.name for m in REGISTRY_METRICS.values() if m.direction == "lower")
+"""Metrics for which the lower value is the better model (the metric registry's)."""
+
+PER_FOLD_METRICS = ("auc", "sauc", "error", "average_precision", "brier", "log_loss")
+"""The columns of :func:`polaroc.evaluate`'s per-fold table that a comparison can rank."""
+
+
+def report_metrics() -> list[str]:
+    """The metrics ``--metric`` takes: the registry's that the per-fold table holds.
+
+    Examples
+    --------
+    >>> from polaroc.report.tables import report_metrics
+    >>> report_metrics()
+    ['auc', 'sauc', 'average_precision', 'error', 'brier', 'log_loss']
+    """
+    return [m for m in known_metrics() if m in PER_FOLD_METRICS]
 
 
 def higher_is_better(metric: str) -> bool:
-    """False for the metrics in :data:`LOWER_IS_BETTER` (error, Brier score, log loss, …)."""
-    return metric not in LOWER_IS_BETTER
+    """The registry's direction of ``metric`` (higher for a name it does not know)."""
+    known = REGISTRY_METRICS.get(metric)
+    return known is None or known.direction == "higher"
 
 
 @dataclass(frozen=True)
@@ -63,8 +81,10 @@ class Settings:
 
     ``seed`` seeds every randomised test (the Bayesian signed-rank test's posterior
     samples), so two runs write identical tables and pages. ``weight`` is the log's
-    case-weight column (``None``: unweighted). A threshold that is not finite (``nan``)
-    is refused.
+    case-weight column (``None``: unweighted). ``positive`` is the positive class of
+    the two-class data sets (``None``: the larger class value of each). A threshold
+    that is not finite (``nan``) and a metric the per-fold table does not hold
+    (:func:`report_metrics`) are refused.
 
     Examples
     --------
@@ -84,8 +104,15 @@ class Settings:
     threshold: float = 0.5
     seed: int = 0
     weight: str | None = None
+    positive: Any = None
 
     def __post_init__(self) -> None:
+        if self.metric not in report_metrics():
+            msg = (
+                f"--metric {self.metric} is not a metric of the per-fold table; use one of "
+                f"{', '.join(report_metrics())}"
+            )
+            raise ValueError(msg)
         if not math.isfinite(self.threshold):
             msg = f"--threshold must be a finite number, got {self.threshold}"
             raise ValueError(msg)
@@ -98,8 +125,13 @@ class Settings:
 
     @property
     def higher_is_better(self) -> bool:
-        """Whether a higher ``metric`` is the better model."""
+        """Whether a higher ``metric`` is the better model (the metric registry's direction)."""
         return higher_is_better(self.metric)
+
+    @property
+    def level(self) -> float:
+        """The level of every interval: 1 − α."""
+        return 1 - self.alpha
 
 
 OPTIONAL_METRICS = ("average_precision",)  # summarised when the per-fold table has them
@@ -111,10 +143,13 @@ def summary_table(
     by: Iterable[str] | None = None,
     model: str = "model",
     dataset: str = "dataset",
+    metric: str = "auc",
 ) -> pl.LazyFrame:
     """Per model (within ``by``): folds and mean ± sd of AUC (M), sAUC and error over folds.
 
-    A per-fold table with an ``average_precision`` column (binary logs) adds its mean ± sd.
+    A per-fold table with an ``average_precision`` column (binary logs) adds its mean ± sd,
+    and so does ``metric`` when it is another column. Models are ordered best first by
+    the mean of ``metric`` in its direction (the metric registry's: lowest error first).
     ``by=None`` summarises within each data set when the table has a ``dataset`` column and
     over the whole table otherwise; ``()`` is one group; names are those columns.
 
@@ -140,12 +175,18 @@ def summary_table(
     by = ([dataset] if dataset in names else []) if by is None else list(by)
     keys = [*by, model]
     stats = [pl.len().alias("n_folds")]
-    for m in (*METRICS, *(m for m in OPTIONAL_METRICS if m in names)):
+    shown = dict.fromkeys((*METRICS, *(m for m in OPTIONAL_METRICS if m in names), metric))
+    for m in shown:
         stats += [pl.col(m).mean().alias(f"{m}_mean"), pl.col(m).std().alias(f"{m}_sd")]
+    higher = higher_is_better(metric)
     return (
         frame.group_by(keys)
         .agg(stats)
-        .sort([*by, "auc_mean", model], descending=[False] * len(by) + [True, False])
+        .sort(
+            [*by, f"{metric}_mean", model],
+            descending=[False] * len(by) + [higher, False],
+            nulls_last=True,
+        )
     )
 
 
@@ -159,10 +200,14 @@ class Report:
     ``html``) — and a notebook then shows the page (``_repr_html_``).
 
     ``kinds`` has one row per data set (by group): ``n_rows``, ``n_labels``,
-    ``multiclass`` and the positive class of a binary one (``_pr_positive``: the last
-    class value in sort order) — binary and multiclass are decided for each data set
-    on its own. ``optional`` holds tables a design may not support (across data sets,
-    5×2 cv, Bayesian); each is collected on its own and a refusal becomes a note.
+    ``n_class_values`` (class values with score rows: 2 when a two-class log holds both
+    classes' rows, whose ``auc`` is then Hand & Till's M), ``multiclass`` and the
+    positive class of a binary one (``_pr_positive``: the ``positive`` setting, else
+    the larger class value) — binary and multiclass are decided for each data set on
+    its own. ``optional`` holds tables a design may not support (across data sets, 5×2
+    cv, Bayesian); each is collected on its own and a refusal becomes a note, and
+    ``used`` holds the settings each was called with (its ROPE, seed), which the page
+    states. ``one_test_set`` is true when a data set has a single fold (one test set).
 
     Examples
     --------
@@ -184,6 +229,10 @@ class Report:
     optional: dict[str, pl.LazyFrame] = field(default_factory=dict)
     alpha: float = 0.05
     design: tuple[int, int] | None = None
+    used: dict[str, dict[str, Any]] = field(default_factory=dict)
+    one_test_set: bool = False
+    verdict: pl.DataFrame | str | None = None
+    source: str = ""
     results: dict[str, pl.DataFrame] = field(default_factory=dict)
     figures: dict[str, Path] = field(default_factory=dict)
     settings: Settings = field(default_factory=Settings)
@@ -207,13 +256,19 @@ POSITIVE = "_pr_positive"
 
 
 def _kinds(
-    log: pl.LazyFrame, by: list[str], has_class: bool, columns: LogColumns, repeat: str
+    log: pl.LazyFrame,
+    by: list[str],
+    has_class: bool,
+    columns: LogColumns,
+    repeat: str,
+    positive: Any = None,
 ) -> pl.DataFrame:
-    """Per data set (by group): rows, models, folds, repeats, label values, positive class.
+    """Per data set (by group): rows, models, folds, repeats, labels, classes, positive class.
 
-    One small query. The positive class of a binary data set is its last class value in sort order
-    (scikit-learn's default ``pos_label``), which for a log holding only one class's
-    rows is that class.
+    One small query. The positive class of a binary data set is ``positive`` when given
+    (it must be one of the data set's class values), else its larger class value
+    (scikit-learn's default ``pos_label``; for a log holding one class's rows, that
+    class). ``n_class_values`` counts the class values with score rows.
     """
     stats = [
         pl.len().alias("n_rows"),
@@ -221,14 +276,73 @@ def _kinds(
         pl.col(columns.model).n_unique().alias("n_models"),
         pl.col(columns.fold).n_unique().alias("n_folds"),
     ]
-    if repeat in log.collect_schema().names():
+    schema = log.collect_schema()
+    if repeat in schema:
         stats.append(pl.col(repeat).n_unique().alias("n_repeats"))
     if has_class:
-        stats.append(pl.col(columns.class_).drop_nulls().unique().sort().last().alias(POSITIVE))
+        classes = pl.col(columns.class_).drop_nulls()
+        stats += [
+            classes.n_unique().alias("n_class_values"),
+            classes.unique().sort().last().alias(POSITIVE),
+        ]
+        if positive is not None:
+            given = pl.lit(positive, dtype=schema[columns.class_])
+            stats.append((pl.col(columns.class_) == given).any().alias("_pr_has"))
+            listed = classes.unique().sort().cast(pl.String).str.join(", ")
+            stats.append(listed.alias("_pr_classes"))
     else:
-        stats.append(pl.lit(None).alias(POSITIVE))
-    kinds = log.group_by(by).agg(stats).sort(by) if by else log.select(stats)
-    return kinds.with_columns(multiclass=pl.col("n_labels") > 2).collect()
+        stats += [pl.lit(0, pl.UInt32).alias("n_class_values"), pl.lit(None).alias(POSITIVE)]
+    plan = log.group_by(by).agg(stats).sort(by) if by else log.select(stats)
+    kinds = plan.with_columns(multiclass=pl.col("n_labels") > 2).collect()
+    if positive is None:
+        return kinds
+    binary = ~pl.col("multiclass")
+    missing = kinds.filter(binary & ~pl.col("_pr_has"))
+    if missing.height:
+        row = missing.row(0, named=True)
+        where = f" of data set {', '.join(str(row[b]) for b in by)}" if by else ""
+        msg = f"--positive {positive} is not a class{where}; its classes are {row['_pr_classes']}"
+        raise ValueError(msg)
+    given = pl.lit(positive, dtype=schema[columns.class_])
+    chosen = pl.when(binary).then(given).otherwise(pl.col(POSITIVE))
+    return kinds.with_columns(chosen.alias(POSITIVE)).drop("_pr_has", "_pr_classes")
+
+
+def positive_value(positive: Any, schema: pl.Schema, columns: LogColumns) -> Any:
+    """``positive`` as a value of the class column (the command line gives text).
+
+    A log without a class column has no positive class to choose (its label is the
+    positive indicator): a ``ValueError``. Text for a numeric or Boolean class column is
+    cast to its type.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> from polaroc.core.inputs import LogColumns
+    >>> from polaroc.report.tables import positive_value
+    >>> positive_value("1", pl.Schema({"class": pl.Int64}), LogColumns())
+    1
+    """
+    if positive is None:
+        return None
+    if columns.class_ not in schema:
+        msg = (
+            f"--positive {positive}: the log has no class column {columns.class_!r}, so its "
+            f"label {columns.label!r} is the positive indicator (true or 1 is positive)"
+        )
+        raise ValueError(msg)
+    dtype = schema[columns.class_]
+    if dtype == pl.Boolean and isinstance(positive, str):
+        words = {"true": True, "1": True, "false": False, "0": False}
+        if positive.strip().lower() in words:
+            return words[positive.strip().lower()]
+    try:
+        return pl.Series([positive]).cast(dtype, strict=True).item()
+    except (pl.exceptions.PolarsError, ValueError, TypeError) as exc:
+        msg = (
+            f"--positive {positive} is not a value of the class column {columns.class_!r} ({dtype})"
+        )
+        raise ValueError(msg) from exc
 
 
 def _subset(log: pl.LazyFrame, keys: pl.DataFrame, by: list[str]) -> pl.LazyFrame:
@@ -248,6 +362,10 @@ def _one_fold_column(folds: pl.LazyFrame, fold: str, repeat: str) -> pl.LazyFram
     return folds.with_columns(pl.format("{}/{}", repeat, fold).alias(fold)).drop(repeat)
 
 
+BAYES_ROPE = 0.01
+"""The ROPE of the Bayesian signed-rank test across data sets when ``--rope`` is not given."""
+
+
 def optional_tables(
     folds: pl.LazyFrame,
     *,
@@ -259,16 +377,19 @@ def optional_tables(
     rope: float | None,
     columns: LogColumns,
     seed: int | None = 0,
+    used: dict[str, dict[str, Any]] | None = None,
 ) -> dict[str, pl.LazyFrame]:
     """Tables a design may support: across data sets, 5×2 cv, Bayesian (when present).
 
     Across two or more data sets: the mean ranks, Friedman's test with Nemenyi's
     (Demšar 2006), Wilcoxon's signed-rank test, the sign test and the Bayesian
-    signed-rank test (Benavoli et al. 2014). A 5×2 design (``design == (5, 2)``,
-    repeats × folds): Dietterich's (1998) 5×2 cv t and Alpaydın's (1999) combined F.
-    With ``rope``: the correlated Bayesian t test (Corani & Benavoli 2015).
-    ``seed`` seeds the Bayesian signed-rank test's posterior samples; a test that
-    takes ``higher_is_better`` is told the metric's direction (error: lower is better).
+    signed-rank test (Benavoli et al. 2014; ROPE ``rope``, else :data:`BAYES_ROPE`). A
+    5×2 design (``design == (5, 2)``, repeats × folds): Dietterich's (1998) 5×2 cv t and
+    Alpaydın's (1999) combined F. With ``rope``: the correlated Bayesian t test (Corani
+    & Benavoli 2015). ``seed`` seeds the Bayesian signed-rank test's posterior samples;
+    a test that takes ``higher_is_better`` is told the metric's direction (error: lower
+    is better). ``used`` (when given) receives, per table, the settings it was called
+    with that the page states (``rope``, ``seed``, ``alpha``).
     """
     import polaroc.compare as compare
 
@@ -283,14 +404,14 @@ def optional_tables(
         wanted += [
             (name, common)
             for name in ("mean_ranks", "friedman_test", "nemenyi_test", "wilcoxon_test",
-                         "sign_test", "bayes_signed_rank")
+                         "sign_test")
         ]  # fmt: skip
+        bayes_rope = BAYES_ROPE if rope is None else rope
+        wanted.append(("bayes_signed_rank", {**common, "rope": bayes_rope}))
     if design == (5, 2):
         wanted += [("paired_ttest_5x2cv", names), ("combined_ftest_5x2cv", names)]
     if rope is not None:
-        wanted.append(("bayes_ttest", names))
-    if rope is not None:  # otherwise each test's own default
-        wanted = [(name, {**kwargs, "rope": rope}) for name, kwargs in wanted]
+        wanted.append(("bayes_ttest", {**names, "rope": rope}))
     for name, kwargs in wanted:
         options = {"alpha": alpha, "higher_is_better": higher, "seed": seed, **kwargs}
         if name == "mean_ranks":  # a summary, not a test
@@ -299,8 +420,18 @@ def optional_tables(
                 model=columns.model, dataset=columns.dataset,
             )  # fmt: skip
         else:
-            plans[name] = REGISTRY[name](folds, metric, **options)
+            entry = REGISTRY[name]
+            options = entry.accepted(**options)
+            plans[name] = entry(folds, metric, **options)
+        if used is not None:
+            used[name] = {
+                k: v for k, v in options.items() if k in ("rope", "seed", "alpha", "adjust")
+            }
     return plans
+
+
+ONE_CLASS = ("average_precision", "brier", "log_loss")
+"""Per-fold columns read from one class's scores (the positive class of a binary log)."""
 
 
 def report_tables(
@@ -315,6 +446,7 @@ def report_tables(
     folds: pl.DataFrame | None = None,
     weight: str | None = None,
     seed: int | None = 0,
+    positive_class: Any = None,
 ) -> Report:
     """Build the report's tables for ``log`` as lazy plans sharing one cached per-fold table.
 
@@ -322,15 +454,20 @@ def report_tables(
     has at most two values, multiclass otherwise (the one query this function runs,
     which also counts rows, models, folds and repeats). Tables: ``folds``
     (:func:`polaroc.evaluate`), ``summary``, ``paired_ttest``, ``anova``, ``duncan``,
-    ``duncan_ranges``, ``agreement`` (AUC test vs error test), for binary data sets
-    ``pooling`` and ``se_vs_sd``, for multiclass ones ``pairwise`` (per data set).
-    ``curves`` holds the ROC tables of the binary data sets' positive class;
+    ``duncan_ranges``, ``agreement`` (AUC test vs error test, per data set), for binary
+    data sets ``pooling`` and ``se_vs_sd``, for multiclass ones ``pairwise`` (per data
+    set); the fold-wise tests leave out a data set with one fold (one test set, which
+    the verdict decides sample by sample). ``curves`` holds the ROC tables of the binary
+    data sets' positive class and the one-vs-rest curves of the multiclass ones;
     ``optional`` the tables across data sets, of a 5×2 design and with ``rope`` the
     Bayesian ones (:func:`optional_tables`). A per-fold table computed elsewhere
     (``folds``, e.g. by :func:`polaroc.distributed.evaluate` on a Ray or Spark
     cluster) replaces :func:`polaroc.evaluate`; the curves still read ``log``.
     ``weight`` names the log's case-weight column, passed to :func:`polaroc.evaluate`
-    (None: unweighted); ``seed`` seeds the randomised tests.
+    (None: unweighted); ``seed`` seeds the randomised tests. ``positive_class`` is the
+    positive class of the two-class data sets (default: the larger class value): their
+    curves, pooling table and the per-fold columns read from one class
+    (``average_precision``, ``brier``, ``log_loss``) are that class's.
 
     Examples
     --------
@@ -341,10 +478,14 @@ def report_tables(
      'se_vs_sd', 'summary']
     >>> rep.positive_class
     'malignant'
+    >>> pr.report.report_tables(pr.scan_logs(pr.demo_log_path()),
+    ...                         positive_class="benign").positive_class
+    'benign'
     """
     cols = columns or LogColumns()
     lf = as_lazy(log)
     found = read_log(lf, columns=cols)  # validates names and dtypes before any work
+    positive = positive_value(positive_class, found.schema, cols)
     names: dict[str, Any] = {
         "model": cols.model, "fold": cols.fold, "class_": cols.class_, "score": cols.score,
         "label": cols.label, "dataset": cols.dataset,
@@ -354,38 +495,41 @@ def report_tables(
     }  # fmt: skip
     repeat = cols.repeat
     by = [b for b in found.by if b not in (cols.model, cols.fold, repeat)]
-    kinds = _kinds(lf, by, found.has_class, cols, repeat)
+    kinds = _kinds(lf, by, found.has_class, cols, repeat, positive)
     if kinds["n_rows"].sum() == 0:
         msg = "the log is empty: it has no rows to evaluate"
         raise ValueError(msg)
     binary_sets = kinds.filter(~pl.col("multiclass"))
     multi_sets = kinds.filter(pl.col("multiclass"))
-
-    per_fold = (
-        evaluate(
-            lf,
-            threshold=threshold,
-            sample=cols.sample,
-            repeat=cols.repeat,
-            weight=weight,
-            **names,
-        )
-        if folds is None
-        else folds.lazy()  # computed elsewhere, e.g. on a cluster by pr.distributed.evaluate
-    )
+    binary = positive_rows(lf, binary_sets, by, found.has_class, cols)
+    evaluated = {"threshold": threshold, "sample": cols.sample, "repeat": repeat,
+                 "weight": weight, **names}  # fmt: skip
+    per_fold = evaluate(lf, **evaluated) if folds is None else folds.lazy()
+    keys = [k for k in found.by if k in per_fold.collect_schema().names()]
+    if positive is not None and found.has_class and binary_sets.height:
+        per_fold = _one_class_columns(per_fold, evaluate(binary, **evaluated), keys)
     # One row order from run to run (group-by output order is not fixed): every sum and
     # standard deviation below then adds its terms in the same order, to the last bit.
-    keys = [k for k in found.by if k in per_fold.collect_schema().names()]
     per_fold = per_fold.sort(keys, maintain_order=True).cache()
+    repeats = pl.col("n_repeats") if "n_repeats" in kinds.columns else pl.lit(1)
+    tested = kinds.filter(pl.col("n_folds") * repeats >= 2)  # not one test set
+    fold_tests = _subset(per_fold, tested, by)
     tables = {
         "folds": per_fold,
-        "summary": summary_table(per_fold, by=by, model=cols.model, dataset=cols.dataset),
-        "paired_ttest": paired_ttest(per_fold, metric, alpha=alpha, adjust=adjust, **table_names),
-        "anova": anova(per_fold, metric, **table_names),
-        "duncan": duncan(per_fold, metric, alpha=alpha, **table_names),
-        "duncan_ranges": duncan_ranges(per_fold, metric, alpha=alpha, **table_names),
-        "agreement": test_agreement(per_fold, ("auc", "error"), alpha=alpha, **table_names),
+        "summary": summary_table(
+            per_fold, by=by, model=cols.model, dataset=cols.dataset, metric=metric
+        ),
     }
+    if tested.height:
+        tables |= {
+            "paired_ttest": paired_ttest(
+                fold_tests, metric, alpha=alpha, adjust=adjust, **table_names
+            ),
+            "anova": anova(fold_tests, metric, **table_names),
+            "duncan": duncan(fold_tests, metric, alpha=alpha, **table_names),
+            "duncan_ranges": duncan_ranges(fold_tests, metric, alpha=alpha, **table_names),
+            "agreement": _agreement(fold_tests, tested, by, alpha, table_names),
+        }
     curves: dict[str, pl.LazyFrame] = {}
     if multi_sets.height:
         multi = _subset(lf, multi_sets, by)
@@ -394,15 +538,12 @@ def report_tables(
         ovr = _one_fold_column(multi, cols.fold, repeat)
         curves["ovr"] = pooled_roc(ovr, **names, weight=weight)
     if binary_sets.height:
-        binary = _subset(lf, binary_sets, by)
-        if found.has_class:  # the positive class's rows of each binary data set
-            positives = binary_sets.lazy().select(*by, POSITIVE)
-            binary = binary.join(positives, on=by) if by else binary.join(positives, how="cross")
-            binary = binary.filter(pl.col(cols.class_) == pl.col(POSITIVE)).drop(POSITIVE)
         tables["pooling"] = pooling_table(binary, **names)
-        binary_folds = _one_fold_column(_subset(per_fold, binary_sets, by), cols.fold, repeat)
-        binary_folds = binary_folds.sort([*by, cols.model, cols.fold], maintain_order=True)
-        tables["se_vs_sd"] = se_vs_sd(binary_folds, by=by, **table_names)
+        binary_tested = binary_sets.join(tested.select(by), on=by) if by else tested
+        if binary_tested.height:
+            binary_folds = _one_fold_column(_subset(per_fold, binary_tested, by), cols.fold, repeat)
+            binary_folds = binary_folds.sort([*by, cols.model, cols.fold], maintain_order=True)
+            tables["se_vs_sd"] = se_vs_sd(binary_folds, by=by, **table_names)
         drawn = _one_fold_column(binary, cols.fold, repeat)  # every (repeat, fold) a curve
         curves |= {
             "folds": roc_curve(drawn, **names, weight=weight),
@@ -414,15 +555,80 @@ def report_tables(
     design = None
     if "n_repeats" in kinds.columns:
         design = (int(kinds["n_repeats"].max()), int(kinds["n_folds"].max()))  # type: ignore[arg-type]  # numeric max
+    used: dict[str, dict[str, Any]] = {}
     optional = optional_tables(
         per_fold, metric=metric, alpha=alpha, by=by, n_datasets=kinds.height, design=design,
-        rope=rope, columns=cols, seed=seed,
+        rope=rope, columns=cols, seed=seed, used=used,
     )  # fmt: skip
-    positive = binary_sets[POSITIVE][0] if kinds.height == 1 and binary_sets.height else None
+    positive_shown = binary_sets[POSITIVE][0] if kinds.height == 1 and binary_sets.height else None
     return Report(
-        tables, by, multiclass=multi_sets.height > 0, positive_class=positive, curves=curves,
-        kinds=kinds, columns=cols, optional=optional, alpha=alpha, design=design,
+        tables, by, multiclass=multi_sets.height > 0, positive_class=positive_shown,
+        curves=curves, kinds=kinds, columns=cols, optional=optional, alpha=alpha,
+        design=design, used=used, one_test_set=tested.height < kinds.height,
     )  # fmt: skip
+
+
+def positive_rows(
+    log: pl.LazyFrame, sets: pl.DataFrame, by: list[str], has_class: bool, cols: LogColumns
+) -> pl.LazyFrame:
+    """The rows of each binary data set's positive class (all its rows without a class column)."""
+    rows = _subset(log, sets, by)
+    if not has_class:
+        return rows
+    positives = sets.lazy().select(*by, POSITIVE)
+    rows = rows.join(positives, on=by) if by else rows.join(positives, how="cross")
+    return rows.filter(pl.col(cols.class_) == pl.col(POSITIVE)).drop(POSITIVE)
+
+
+def _one_class_columns(
+    per_fold: pl.LazyFrame, one_class: pl.LazyFrame, keys: list[str]
+) -> pl.LazyFrame:
+    """``per_fold`` with :data:`ONE_CLASS` columns of the chosen positive class's rows.
+
+    :func:`polaroc.evaluate` reads average precision, the Brier score and the log loss
+    of a two-class log from its larger class value; with a positive class given, the
+    binary data sets' values come from that class's rows instead (the multiclass ones
+    keep theirs).
+    """
+    present = [c for c in ONE_CLASS if c in per_fold.collect_schema().names()]
+    if not present:
+        return per_fold
+    mine = one_class.select(
+        *keys, *[pl.col(c).alias(f"_pr_one_{c}") for c in present], pl.lit(True).alias("_pr_one")
+    )
+    joined = per_fold.join(mine, on=keys, how="left", nulls_equal=True, maintain_order="left")
+    chosen = pl.col("_pr_one").fill_null(value=False)
+    return joined.with_columns(
+        pl.when(chosen).then(pl.col(f"_pr_one_{c}")).otherwise(pl.col(c)).alias(c) for c in present
+    ).drop("_pr_one", *[f"_pr_one_{c}" for c in present])
+
+
+def _agreement(
+    folds: pl.LazyFrame,
+    sets: pl.DataFrame,
+    by: list[str],
+    alpha: float,
+    names: Mapping[str, Any],
+) -> pl.LazyFrame:
+    """The AUC test against the error test, counted within each data set (``by`` group).
+
+    :func:`polaroc.test_agreement` counts over every pair of every group; the report
+    counts each data set on its own, with its ``by`` columns first.
+    """
+    if not by:
+        return test_agreement(folds, ("auc", "error"), alpha=alpha, **names)
+    parts = []
+    for row in sets.select(by).iter_rows(named=True):
+        mine = folds.filter(
+            pl.all_horizontal(
+                pl.col(b).eq_missing(pl.lit(v, dtype=sets.schema[b])) for b, v in row.items()
+            )
+        )
+        table = test_agreement(mine, ("auc", "error"), alpha=alpha, **names)
+        parts.append(table.select(
+            *[pl.lit(v, dtype=sets.schema[b]).alias(b) for b, v in row.items()], pl.all()
+        ))  # fmt: skip
+    return pl.concat(parts)
 
 
 CALIBRATION_BINS = 10
@@ -460,10 +666,15 @@ def calibration_tables(
     """Calibration of the data sets in ``sets`` (from :func:`probability_sets`).
 
     ``calibration``: :func:`polaroc.calibration` per (by…, model), all folds pooled, with
-    the best (lowest Brier score) first; ``calibration_curve``: the reliability curves
-    (:func:`polaroc.calibration_curve`, per fold) of the positive class of each binary
-    data set among them. Repeats are kept apart: a repeated fold is drawn as its own
-    curve and a sample counts once per repeat. Empty when no data set qualifies.
+    the best (lowest Brier score) first — a binary data set's from its positive class's
+    rows (``kinds``' ``_pr_positive``), a multiclass one's from every class;
+    ``calibration_curve``: the reliability curves (:func:`polaroc.calibration_curve`, per
+    fold) of the positive class of each binary data set among them and, for each
+    multiclass one logged with sample ids, of the top label (each sample's highest score
+    against whether its class is the label; Guo et al. 2017); ``decision_curve``: the
+    positive class's decision curves (:func:`polaroc.decision_curve`, per fold) of the
+    binary ones. Repeats are kept apart: a repeated fold is drawn as its own curve and a
+    sample counts once per repeat. Empty when no data set qualifies.
     """
     if sets.height == 0 or (by and not set(by) <= set(sets.columns)):
         return {}
@@ -478,20 +689,112 @@ def calibration_tables(
         "label": cols.label, "dataset": cols.dataset, "n_bins": CALIBRATION_BINS,
     }  # fmt: skip
     keys = [*by, cols.model]
-    table = calibration(lf, by=keys, sample=cols.sample, **common)
-    plans = {"calibration": table.sort([*by, "brier", cols.model], nulls_last=True)}
-    binary = kinds.filter(~pl.col("multiclass"))
-    binary = binary.join(sets, on=by, how="semi") if by else binary.head(sets.height)
+    chosen = kinds.join(sets, on=by, how="semi") if by else kinds.head(sets.height)
+    binary, multi = chosen.filter(~pl.col("multiclass")), chosen.filter(pl.col("multiclass"))
+    tables, curves = [], []
+    plans: dict[str, pl.LazyFrame] = {}
     if binary.height:
-        rows = _subset(lf, binary, by)
-        if cols.class_ in names:  # the positive class's rows
-            positives = binary.lazy().select(*by, POSITIVE)
-            rows = rows.join(positives, on=by) if by else rows.join(positives, how="cross")
-            rows = rows.filter(pl.col(cols.class_) == pl.col(POSITIVE)).drop(POSITIVE)
-        curve = calibration_curve(rows, by=[*keys, cols.fold], **common)
-        plans["calibration_curve"] = curve.sort([*keys, cols.fold, "bin"])
+        rows = positive_rows(lf, binary, by, cols.class_ in names, cols)
+        tables.append(calibration(rows, by=keys, sample=cols.sample, **common))
+        curves.append(calibration_curve(rows, by=[*keys, cols.fold], **common))
         plans["decision_curve"] = _decision_curve(rows, [*keys, cols.fold], cols)
-    return plans
+    if multi.height:
+        rows = _subset(lf, multi, by)
+        tables.append(calibration(rows, by=keys, sample=cols.sample, **common))
+        if cols.sample in names:
+            top = top_label(rows, [*keys, cols.fold], cols)
+            curves.append(calibration_curve(
+                top, by=[*keys, cols.fold], score=TOP_SCORE, label=TOP_RIGHT,
+                model=cols.model, fold=cols.fold, dataset=cols.dataset, n_bins=CALIBRATION_BINS,
+            ))  # fmt: skip
+    table = pl.concat(tables, how="diagonal_relaxed")
+    plans["calibration"] = table.sort([*by, "brier", cols.model], nulls_last=True)
+    if curves:
+        curve = pl.concat(curves, how="diagonal_relaxed")
+        plans["calibration_curve"] = curve.sort([*keys, cols.fold, "bin"])
+    return dict(sorted(plans.items()))
+
+
+def one_vs_rest_macro(
+    curves: pl.DataFrame,
+    *,
+    by: Iterable[str] = (),
+    model: str = "model",
+    class_: str = "class",
+    points: int = 201,
+) -> pl.DataFrame:
+    """The one-vs-rest macro-average ROC curve of each model: the classes' curves averaged.
+
+    ``curves`` holds one ROC curve per (by…, model, class) (:func:`polaroc.pooled_roc`
+    of a multiclass log): each is read as a step function at ``points`` false positive
+    rates from 0 to 1 (the highest true positive rate reached at that rate) and the
+    classes' true positive rates are averaged — the curve scikit-learn's multiclass
+    example calls the macro average. Its area is the macro one-vs-rest AUC, not Hand &
+    Till's M (which averages class pairs).
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> from polaroc.report.tables import one_vs_rest_macro
+    >>> curves = pl.DataFrame({"model": "m", "class": [0, 0, 0, 1, 1, 1],
+    ...     "fpr": [0.0, 0.0, 1.0, 0.0, 0.5, 1.0], "tpr": [0.0, 1.0, 1.0, 0.0, 0.0, 1.0]})
+    >>> one_vs_rest_macro(curves, points=3)["tpr"].to_list()
+    [0.0, 0.5, 0.5, 1.0]
+    """
+    keys = [*by, model]
+    grid = pl.DataFrame({"fpr": [i / (points - 1) for i in range(points)]})
+    groups = curves.select(*keys, class_).unique()
+    steps = curves.select(*keys, class_, "fpr", "tpr").drop_nulls().drop_nans()
+    steps = steps.sort([*keys, class_, "fpr", "tpr"])
+    asked = groups.join(grid, how="cross").sort([*keys, class_, "fpr"])
+    read = asked.join_asof(
+        steps, on="fpr", by=[*keys, class_], strategy="backward", check_sortedness=False
+    )  # both sorted by (group, fpr) above
+    mean = read.group_by([*keys, "fpr"]).agg(pl.col("tpr").mean())
+    start = groups.select(keys).unique().with_columns(fpr=pl.lit(0.0), tpr=pl.lit(0.0))
+    return pl.concat([start, mean], how="vertical_relaxed").sort(
+        [*keys, "fpr", "tpr"], maintain_order=True
+    )
+
+
+TOP_SCORE, TOP_RIGHT = "_pr_top_score", "_pr_top_right"
+
+
+def top_label(log: pl.LazyFrame, keys: list[str], columns: LogColumns) -> pl.LazyFrame:
+    """Each sample's highest score and whether its class is the sample's label (top label).
+
+    One row per (``keys``…, sample): ``_pr_top_score`` (the highest score; ties: the
+    smallest class, as :func:`polaroc.calibration`'s top-label ECE) and
+    ``_pr_top_right`` (true when that class is the label) — a binary log whose
+    reliability curve is Guo et al.'s (2017) top-label reliability diagram.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> from polaroc.core.inputs import LogColumns
+    >>> from polaroc.report.tables import top_label
+    >>> log = pl.LazyFrame({"model": "m", "fold": 0, "sample": [0, 0, 0, 1, 1, 1],
+    ...     "class": [0, 1, 2] * 2, "score": [0.2, 0.7, 0.1, 0.5, 0.3, 0.2],
+    ...     "label": [1, 1, 1, 2, 2, 2]})
+    >>> top_label(log, ["model", "fold"], LogColumns()).sort("sample").collect().rows()
+    [('m', 0, 0, 0.7, True), ('m', 0, 1, 0.5, False)]
+    """
+    from polaroc.core.log import comparable
+
+    schema = log.collect_schema()
+    class_expr, label_expr = comparable(schema, columns.class_, columns.label)
+    ranked = pl.col("_pr_c").sort_by(
+        [pl.col(columns.score), pl.col(columns.class_)], descending=[True, False]
+    )
+    return (
+        log.filter(pl.col(columns.score).is_not_null())
+        .with_columns(class_expr.alias("_pr_c"), label_expr.alias("_pr_l"))
+        .group_by([*keys, columns.sample])
+        .agg(
+            pl.col(columns.score).max().alias(TOP_SCORE),
+            (ranked.first() == pl.col("_pr_l").first()).alias(TOP_RIGHT),
+        )
+    )
 
 
 def _decision_curve(rows: pl.LazyFrame, by: list[str], cols: LogColumns) -> pl.LazyFrame:

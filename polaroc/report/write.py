@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Callable, Sequence
+import warnings
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -18,19 +20,23 @@ import polars as pl
 from polaroc.compare.decision import verdict
 from polaroc.compare.registry import Adjust
 from polaroc.core.inputs import LogColumns
+from polaroc.core.registry import lookup
 from polaroc.io import find_log_files, scan_logs
-from polaroc.report.html import figure_key
+from polaroc.report.html import PageInput, figure_key
 from polaroc.report.tables import (
     Report,
     Settings,
     calibration_tables,
+    one_vs_rest_macro,
     optional_tables,
+    positive_rows,
     probability_sets,
     report_tables,
     settled,
     sorted_table,
     write_tables,
 )
+from polaroc.report.words import interval_name, quantity, table_of_test
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -82,6 +88,34 @@ def _order(rep: Report, tables: dict[str, pl.DataFrame]) -> dict[tuple[object, .
     }
 
 
+def _ranked(values: pl.Series, names: list[str] | None) -> list[object]:
+    """The distinct ``values`` in the order of their text in ``names`` (best first)."""
+    by_name = {str(v): v for v in values.unique().to_list()}
+    return [by_name[n] for n in (names or []) if n in by_name]
+
+
+def _kind(rep: Report, key: tuple[object, ...]) -> dict[str, Any] | None:
+    """The row of ``rep.kinds`` of one data set (by group)."""
+    for row in rep.kinds.iter_rows(named=True):
+        if tuple(str(row[b]) for b in rep.by) == tuple(str(k) for k in key):
+            return row
+    return None
+
+
+def legend_table(verdict: pl.DataFrame | None, rep: Report) -> pl.DataFrame | None:
+    """Per (by…, model) the AUC's mean and the verdict's interval, for the ROC legends.
+
+    ``verdict`` is a verdict on ``auc`` (the ROC figures show AUCs); its rows across
+    data sets are left out.
+    """
+    if verdict is None or not {"mean", "ci_low", "ci_high"} <= set(verdict.columns):
+        return None
+    dataset = rep.columns.dataset
+    rows = verdict.filter(pl.col(dataset).is_not_null()) if dataset in verdict.columns else verdict
+    return rows.select(*[b for b in rep.by if b in rows.columns], rep.columns.model,
+                       "mean", "ci_low", "ci_high", "test")  # fmt: skip
+
+
 def _figures(
     rep: Report,
     tables: dict[str, pl.DataFrame],
@@ -89,6 +123,8 @@ def _figures(
     optional: dict[str, pl.DataFrame | str],
     out: Path,
     settings: Settings,
+    legends: pl.DataFrame | None,
+    deciding: dict[tuple[object, ...], str | None],
 ) -> dict[str, Path]:
     """Draw and save every figure, per data set; returns the page's name → PNG path."""
     import matplotlib
@@ -109,27 +145,46 @@ def _figures(
         plt.close(fig)
         written[figure_key(name, key)] = path
 
-    summaries = _parts(tables["summary"], rep.by)
-    duncans = _parts(tables["duncan"], rep.by)
-    paired = _parts(tables["paired_ttest"], rep.by)
+    def where(key: tuple[object, ...]) -> str:
+        return ", ".join(str(k) for k in key)
+
+    def named(key: tuple[object, ...]) -> str:
+        return quantity("auc", _kind(rep, key))
+
+    legend_parts = _parts(legends, rep.by) if legends is not None else {}
+
+    def overlay(key: tuple[object, ...], average: pl.DataFrame, caption: str) -> None:
+        legend = legend_parts.get(key)
+        tests = [] if legend is None else legend["test"].drop_nulls().unique().sort().to_list()
+        save("roc_overlay", key, plot.roc_overlay(
+            average, legend, model=model, order=orders.get(key), quantity=named(key),
+            interval=interval_name(settings.alpha, tests[0] if tests else None),
+            title=f"{where(key) + ': ' if key else ''}{caption}",
+        ))  # fmt: skip
+
+    duncans = _parts(tables["duncan"], rep.by) if "duncan" in tables else {}
     for key, part in _parts(tables["folds"], rep.by).items():
         order = orders.get(key)
         fig = plot.auc_distributions(
-            part, metric=metric, model=model, higher_is_better=higher, order=order
-        )
+            part, metric=metric, model=model, higher_is_better=higher, order=order,
+            title=where(key),
+        )  # fmt: skip
         save(f"{metric}_per_fold", key, fig)
         dun = duncans.get(key)
         if dun is not None and dun.height:
-            save("duncan", key, plot.duncan_groups(dun, model=model))
-        pairs = paired.get(key)
-        if pairs is not None and pairs.height:
-            save("p_values", key, plot.p_value_heatmap(pairs, order=order, alpha=settings.alpha))
+            save("duncan", key, plot.duncan_groups(dun, model=model, title=where(key)))
+        name = deciding.get(key)
+        source = tables.get(name) if name == "paired_ttest" else optional.get(name or "")
+        if isinstance(source, pl.DataFrame):
+            pairs = _parts(source, [b for b in rep.by if b in source.columns]).get(key)
+            if pairs is not None and pairs.height and "p_value" in pairs.columns:
+                save("p_values", key, plot.p_value_heatmap(
+                    pairs, order=order, alpha=settings.alpha, title=where(key)))  # fmt: skip
     if curves:
         c = {k: _parts(v, rep.by) for k, v in curves.items()}
         for key, part in c.get("folds", {}).items():
             order, average = orders.get(key), c["average"][key]
-            save("roc_overlay", key, plot.roc_overlay(
-                average, summaries.get(key), model=model, order=order))  # fmt: skip
+            overlay(key, average, "ROC curves, vertical average over folds")
             save("roc", key, plot.roc_folds(
                 part, c["pooled"][key], average, model=model, fold=fold, order=order))  # fmt: skip
         for key, part in c.get("pr_folds", {}).items():
@@ -137,13 +192,20 @@ def _figures(
                 part, c["pr_pooled"][key], model=model, fold=fold,
                 order=orders.get(key)))  # fmt: skip
         for key, part in c.get("ovr", {}).items():
+            macro = one_vs_rest_macro(part, model=model, class_=rep.columns.class_)
+            overlay(key, macro, "one-vs-rest ROC curves, macro average over classes")
             save("roc_ovr", key, plot.roc_one_vs_rest(
                 part, model=model, class_=rep.columns.class_, order=orders.get(key)))  # fmt: skip
     if "calibration_curve" in tables:
         from polaroc.report.plot_scoring import calibration
 
         for key, part in _parts(tables["calibration_curve"], rep.by).items():
-            save("calibration", key, calibration(part, model=model, fold=fold))
+            multiclass = bool((_kind(rep, key) or {}).get("multiclass"))
+            outcome = "share correct (top label)" if multiclass else "share of positives"
+            save("calibration", key, calibration(
+                part, model=model, fold=fold, outcome=outcome,
+                order=_ranked(part[model], orders.get(key)),
+            ))  # fmt: skip
     if "decision_curve" in tables:
         from polaroc.report.plot_scoring import decision_curve
 
@@ -165,8 +227,9 @@ def _figures(
                     if keys:
                         this = [pl.col(c).eq_missing(v) for c, v in zip(keys, key, strict=True)]
                         folds = folds.filter(this).drop(keys)  # parts hold no data set column
+                rope = rep.used.get(name, {}).get("rope", settings.rope)
                 save(name, key, plot.posterior(
-                    part, metric=metric, higher_is_better=higher, rope=settings.rope,
+                    part, metric=metric, higher_is_better=higher, rope=rope,
                     folds=folds, model=model, fold=fold, repeat=rep.columns.repeat,
                     dataset=rep.columns.dataset))  # fmt: skip
     if isinstance(optional.get("mean_ranks"), pl.DataFrame):
@@ -199,19 +262,86 @@ def first_line(exc: BaseException) -> str:
     return line
 
 
-def _verdict(folds: pl.DataFrame, rep: Report, settings: Settings) -> pl.DataFrame | str:
-    """``pr.verdict`` on the per-fold table, or the one-line reason it has none."""
+def _verdict(
+    folds: pl.DataFrame,
+    rep: Report,
+    settings: Settings,
+    log: pl.LazyFrame,
+    metric: str | None = None,
+) -> pl.DataFrame | str:
+    """``pr.verdict`` on the per-fold table, or the one-line reason it has none.
+
+    On a design with a one-fold data set (one test set) the verdict reads the models'
+    samples from ``log`` (its class, score, label and sample columns under the
+    contract's names). ``metric`` (default: the report's) lets the ROC legends ask for
+    the AUC's intervals when the report compares another metric.
+    """
+    cols = rep.columns
+    kwargs: dict[str, Any] = {}
+    if rep.one_test_set:
+        wanted = {cols.class_: "class", cols.score: "score", cols.label: "label",
+                  cols.sample: "sample"}  # fmt: skip
+        present = log.collect_schema().names()
+        ranking = lookup(metric or settings.metric).family == "ranking"
+        if settings.positive is not None and ranking and cols.class_ in present:
+            log = _chosen_class(log, rep)  # DeLong reads the chosen class's scores
+        keep = [c for c in (*rep.by, cols.model, cols.repeat, cols.fold) if c in present]
+        keep += [c for c in wanted if c in present and c not in keep]
+        kwargs["log"] = log.select(keep).rename({k: v for k, v in wanted.items() if k in keep})
     try:
         # by=None: the verdict's own default (per data set, and across data sets)
         result = verdict(
-            folds, metric=settings.metric, alpha=settings.alpha,
+            folds, metric=metric or settings.metric, alpha=settings.alpha,
             adjust=settings.adjust or "holm", rope=settings.rope, seed=settings.seed,
-            model=rep.columns.model, fold=rep.columns.fold, repeat=rep.columns.repeat,
-            dataset=rep.columns.dataset,
+            model=cols.model, fold=cols.fold, repeat=cols.repeat, dataset=cols.dataset,
+            **kwargs,
         )  # fmt: skip
         return result.collect(engine="in-memory") if isinstance(result, pl.LazyFrame) else result
     except (ValueError, TypeError, pl.exceptions.PolarsError) as exc:
         return first_line(exc)
+
+
+def _chosen_class(log: pl.LazyFrame, rep: Report) -> pl.LazyFrame:
+    """The log with each binary data set's rows cut to its positive class's."""
+    binary = rep.kinds.filter(~pl.col("multiclass"))
+    multi = rep.kinds.filter(pl.col("multiclass"))
+    if not rep.by:
+        return positive_rows(log, binary, [], True, rep.columns) if binary.height else log
+    parts = [positive_rows(log, binary, rep.by, True, rep.columns)]
+    if multi.height:
+        parts.append(log.join(multi.lazy().select(rep.by), on=rep.by, how="semi"))
+    return pl.concat(parts, how="vertical_relaxed")
+
+
+def _legends(
+    folds: pl.DataFrame,
+    rep: Report,
+    settings: Settings,
+    log: pl.LazyFrame,
+    decided: pl.DataFrame | str,
+) -> pl.DataFrame | None:
+    """The ROC legends' table: the verdict's own on ``auc``, else a verdict on ``auc``."""
+    if settings.metric == "auc":
+        return legend_table(decided if isinstance(decided, pl.DataFrame) else None, rep)
+    with warnings.catch_warnings():  # its warnings were the verdict's, already shown
+        warnings.simplefilter("ignore")
+        on_auc = _verdict(folds, rep, replace(settings, rope=None), log, metric="auc")
+    return legend_table(on_auc if isinstance(on_auc, pl.DataFrame) else None, rep)
+
+
+def deciding_tables(
+    verdict: pl.DataFrame | str, rep: Report
+) -> dict[tuple[object, ...], str | None]:
+    """Per data set, the report's all-pairs table of the test its verdict used."""
+    if not isinstance(verdict, pl.DataFrame) or "test" not in verdict.columns:
+        return {}
+    dataset = rep.columns.dataset
+    rows = verdict.filter(pl.col(dataset).is_not_null()) if dataset in verdict.columns else verdict
+    out: dict[tuple[object, ...], str | None] = {}
+    for key, part in _parts(rows, [b for b in rep.by if b in rows.columns]).items():
+        tests = part["test"].drop_nulls().unique().sort().to_list()
+        out[key] = table_of_test(tests[0]) if tests else None
+    return out
 
 
 def _as_log(log: LogSource) -> tuple[pl.LazyFrame, str]:
@@ -251,6 +381,7 @@ def write_report(
     folds: pl.DataFrame | None = None,
     notes: Sequence[str] = (),
     progress: Callable[[str, Callable[[], Any]], Any] | None = None,
+    positive_class: Any = None,
 ) -> Report:
     """Write the report of ``log`` into ``out``: every table, every figure and ``index.html``.
 
@@ -269,10 +400,13 @@ def write_report(
     out
         The folder written (created if missing).
     metric
-        The per-fold column the tests compare: ``auc``, ``sauc`` or ``error``; lower is
-        better for ``error`` (and ``brier``, ``log_loss``) and every sentence says so.
+        The per-fold column the tests compare, one of
+        :func:`~polaroc.report.tables.report_metrics` (``auc``, ``sauc``,
+        ``average_precision``, ``error``, ``brier``, ``log_loss``); its direction is the
+        metric registry's (lower is better for ``error``, ``brier``, ``log_loss``) and
+        every sentence says so.
     alpha
-        Significance level of every test.
+        Significance level of every test; every interval is at 1 − ``alpha``.
     adjust
         Adjust the paired p-values across model pairs (``"holm"``, ``"bonferroni"``);
         ``reject`` is then decided on ``p_adjusted``. The verdict adjusts its
@@ -295,6 +429,12 @@ def write_report(
     progress
         Called as ``progress(message, work)`` around each long step (the command line's
         spinner); default: just run it.
+    positive_class
+        The positive class of the two-class data sets (the command line's
+        ``--positive``; text is read as the class column's type): their ROC and
+        precision–recall curves, pooling table, calibration and per-fold average
+        precision, Brier score and log loss are that class's. Default: the larger class
+        value of each. The page states which class it is and how it was chosen.
 
     Returns
     -------
@@ -306,19 +446,21 @@ def write_report(
     --------
     >>> import tempfile
     >>> import polaroc as pr
-    >>> rep = pr.report.write_report(pr.demo_log_path(), tempfile.mkdtemp(), plots=False)
+    >>> from polaroc.report import write_report
+    >>> rep = write_report(pr.demo_log_path(), tempfile.mkdtemp(), plots=False)
     >>> rep.page.name, rep.results["summary"]["model"][0]
     ('index.html', 'logistic')
     """
     settings = Settings(metric=metric, alpha=alpha, adjust=adjust, rope=rope,
-                        threshold=threshold, seed=seed, weight=weight)  # fmt: skip
+                        threshold=threshold, seed=seed, weight=weight,
+                        positive=positive_class)  # fmt: skip
     run = progress or (lambda _message, work: work())
     lazy, source = _as_log(log)
     columns = LogColumns(model=model, fold=fold, class_=class_, score=score, label=label,
                          sample=sample, dataset=dataset, repeat=repeat)  # fmt: skip
     rep = report_tables(
         lazy, metric=metric, alpha=alpha, threshold=threshold, adjust=adjust, rope=rope,
-        columns=columns, folds=folds, weight=weight, seed=seed,
+        columns=columns, folds=folds, weight=weight, seed=seed, positive_class=positive_class,
     )  # fmt: skip
     names = list(rep.tables) + [f"curve_{k}" for k in rep.curves]
     plans = list(rep.tables.values()) + list(rep.curves.values())
@@ -329,6 +471,7 @@ def write_report(
     results = dict(zip(names, frames, strict=True))
     tables = {k: sorted_table(k, results[k]) for k in rep.tables}
     curves = {k: settled(results[f"curve_{k}"]) for k in rep.curves}  # same pixels every run
+    _check_metric(tables["folds"], rep, settings)
     sets = probability_sets(tables["folds"], rep.by)
     calibrated = calibration_tables(lazy, sets, rep.kinds, rep.by, rep.columns)
     failed = []
@@ -346,29 +489,35 @@ def write_report(
     )  # fmt: skip
     optional = {k: sorted_table(k, v) if isinstance(v, pl.DataFrame) else v
                 for k, v in optional.items()}  # fmt: skip
-    verdict = _verdict(tables["folds"], rep, settings)
-    if isinstance(verdict, pl.DataFrame):
-        verdict = sorted_table("verdict", verdict)
-        tables["verdict"] = verdict
+    decided = _verdict(tables["folds"], rep, settings, lazy)
+    if isinstance(decided, pl.DataFrame):
+        decided = sorted_table("verdict", decided)
+        tables["verdict"] = decided
     out = Path(out)
     written = write_tables(tables, out)
     written += write_tables({k: v for k, v in optional.items() if isinstance(v, pl.DataFrame)}, out)
     notes = [*notes, *dict.fromkeys(failed)]
     figures: dict[str, Path] = {}
+    deciding = deciding_tables(decided, rep)
     if plots:
         try:
             import matplotlib  # noqa: F401
         except ImportError:
             notes.append("matplotlib is not installed: no figures (pip install 'polaroc[report]')")
         else:
+            legends = _legends(tables["folds"], rep, settings, lazy, decided)
             figures = run(
-                "drawing figures", lambda: _figures(rep, tables, curves, optional, out, settings)
+                "drawing figures",
+                lambda: _figures(rep, tables, curves, optional, out, settings, legends, deciding),
             )
             written += list(figures.values())
     rep.results = {**tables, **{k: v for k, v in optional.items() if isinstance(v, pl.DataFrame)}}
     rep.figures = figures
     rep.settings = settings
     rep.written = written
+    rep.notes = notes
+    rep.verdict = decided
+    rep.source = source
     if page:
         try:
             import great_tables  # noqa: F401
@@ -376,19 +525,47 @@ def write_report(
             rep.notes = [*notes, "great_tables is not installed: no index.html "
                          "(pip install 'polaroc[report]')"]  # fmt: skip
             return rep
-        from polaroc.report.html import PageInput, report_page
+        from polaroc.report.html import report_page
 
-        text = report_page(
-            PageInput(
-                tables=tables, optional=optional, figures=figures, kinds=rep.kinds, by=rep.by,
-                metric=metric, alpha=alpha, model=rep.columns.model,
-                dataset=rep.columns.dataset, source=source, notes=notes, settings=settings,
-                verdict=verdict, design=rep.design,
-            )
-        )  # fmt: skip
+        text = report_page(page_input(rep, optional))
         rep.page = out / "index.html"
         rep.page.write_text(text, encoding="utf-8")
         rep.html = text
         rep.written.append(rep.page)
-    rep.notes = notes
     return rep
+
+
+def page_input(rep: Report, optional: Mapping[str, pl.DataFrame | str] | None = None) -> PageInput:
+    """What the page (and the command line's summary of it) shows, from a written report."""
+    return PageInput(
+        tables=rep.results, optional=optional if optional is not None else rep.results,
+        figures=rep.figures, kinds=rep.kinds, by=rep.by, metric=rep.settings.metric,
+        alpha=rep.settings.alpha, model=rep.columns.model, dataset=rep.columns.dataset,
+        source=rep.source, notes=rep.notes, settings=rep.settings,
+        verdict=rep.verdict, design=rep.design, used=rep.used,
+    )  # fmt: skip
+
+
+def _check_metric(folds: pl.DataFrame, rep: Report, settings: Settings) -> None:
+    """A metric with no value on a data set cannot be compared there: say which and why."""
+    metric = settings.metric
+    if metric in ("auc", "sauc", "error") or metric not in folds.columns:
+        return
+    empty = (
+        folds.group_by(rep.by).agg(pl.col(metric).is_not_null().any().alias("_pr_any"))
+        if rep.by
+        else folds.select(pl.col(metric).is_not_null().any().alias("_pr_any"))
+    ).filter(~pl.col("_pr_any"))
+    if empty.height:
+        where = (
+            f" on data set {', '.join(str(v) for v in empty.drop('_pr_any').row(0))}"
+            if rep.by
+            else ""
+        )
+        why = (
+            "average precision needs two classes"
+            if metric == "average_precision"
+            else "the Brier score and log loss need scores that are probabilities"
+        )
+        msg = f"--metric {metric} has no value{where} ({why}); choose auc, sauc or error"
+        raise ValueError(msg)

@@ -47,13 +47,25 @@ def render(page: Path, shot: Path) -> dict[str, object]:
             "els => els.map(e => [e.complete && e.naturalWidth > 0, e.src.slice(0, 22), e.alt])",
         )
         first = tab.eval_on_selector("body > section", "e => e.id")
+        # a wide table scrolls inside its box instead of fitting the page: "clipped"
+        clipped = tab.eval_on_selector_all(
+            "div.wide", "els => els.filter(e => e.scrollWidth > e.clientWidth + 1).length"
+        )
+        # a contents entry broken across the two columns has two boxes
+        broken = tab.eval_on_selector_all(
+            "nav > ul > li", "els => els.filter(e => e.getClientRects().length > 1).length"
+        )
+        shrunk = tab.eval_on_selector_all(  # figures drawn wider than the page shrink
+            "img", "els => els.filter(e => e.naturalWidth > 1.25 * e.clientWidth).map(e => e.alt)"
+        )
         above_fold = tab.evaluate(
             "document.querySelector('#verdict p.verdict').getBoundingClientRect().top"
         )
         tab.screenshot(path=str(shot), full_page=True)
         browser.close()
     return {"requests": requests, "failed": failed, "sections": sections, "images": images,
-            "first": first, "verdict_top": above_fold}  # fmt: skip
+            "first": first, "verdict_top": above_fold, "clipped": clipped, "broken": broken,
+            "shrunk": shrunk}  # fmt: skip
 
 
 SETTINGS = ("metric compared", "design", "test of the verdict", "significance level",
@@ -73,6 +85,9 @@ def check(result: dict[str, object], page: Path, expected: list[str]) -> None:
     assert result["first"] == "verdict"
     assert result["sections"][:2] == ["verdict", "settings"]
     assert result["verdict_top"] < 900
+    assert result["clipped"] == 0, "a table is wider than the page"
+    assert result["broken"] == 0, "a contents entry breaks across columns"
+    assert result["shrunk"] == [], "a figure is shrunk past legibility"
     text = page.read_text()
     settings = text[text.index('id="settings"') : text.index('id="evaluated"')]
     for name in SETTINGS:
@@ -119,7 +134,8 @@ def test_multiclass_page(tmp_path):
     check(result, page, BINARY)
     assert "one-vs-rest ROC curves" in alts(result)
     assert "pairwise separabilities" in alts(result)
-    assert "ROC curves of every model" not in alts(result)
+    assert "ROC curves of every model" in alts(result)  # the macro-average overlay
+    assert "reliability diagram" in alts(result)  # top label
 
 
 def test_repeated_page_with_rope(tmp_path):
@@ -144,3 +160,19 @@ def test_multi_dataset_page(tmp_path):
     assert "critical-difference diagram" in alts(result)
     text = page.read_text()
     assert "Across the 4 data sets" in text
+
+
+def test_ten_class_data_sets_on_a_five_by_two_design(tmp_path):
+    from tests.report.logs import ten_class_sets
+
+    page = report(tmp_path, ten_class_sets(n=40))
+    result = render(page, tmp_path / "ten.png")
+    per_set = [f"{part}-{name}" for name in ("binary", "three", "ten")
+               for part in ("dataset", "summary", "paired", "figures", "calibration")]  # fmt: skip
+    check(result, page, ["evaluated", *per_set, "across", "appendix"])
+    text = page.read_text()
+    ten = text[text.index('id="dataset-ten"') : text.index('id="across"')]
+    for alt in ("ROC curves of every model", "one-vs-rest ROC curves", "pairwise separabilities",
+                "reliability diagram", "p-value map", "per-fold values"):  # fmt: skip
+        assert f'alt="{alt}"' in ten, alt
+    assert "Deciding test: combined 5×2 cv F on auc" in ten

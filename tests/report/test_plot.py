@@ -68,14 +68,37 @@ def test_duncan_groups_draws_one_bar_per_letter():
     assert spans[1] == pytest.approx((0.75, 2.25))
 
 
-def test_pairwise_heatmap_is_symmetric():
+def test_pairwise_heatmap_has_one_cell_per_pair():
     table = pl.DataFrame(
         {"model": ["m"] * 3, "class_i": [0, 0, 1], "class_j": [1, 2, 2], "a": [0.9, 0.8, 0.6]}
     )
     fig = plot.pairwise_heatmap(table)
-    image = fig.axes[0].images[0].get_array()
-    assert image[0, 1] == image[1, 0] == pytest.approx(0.9)
-    assert image[1, 2] == pytest.approx(0.6)
+    ax = fig.axes[0]
+    image = ax.images[0].get_array()
+    # rows are classes 1, 2 (i), columns classes 0, 1 (j < i): each pair once
+    assert [t.get_text() for t in ax.get_yticklabels()] == ["1", "2"]
+    assert [t.get_text() for t in ax.get_xticklabels()] == ["0", "1"]
+    assert image[0, 0] == pytest.approx(0.9)  # A(0, 1)
+    assert image[1, 0] == pytest.approx(0.8)  # A(0, 2)
+    assert image[1, 1] == pytest.approx(0.6)  # A(1, 2)
+    assert bool(image.mask[0, 1])  # above the diagonal: empty
+    assert sorted(t.get_text() for t in ax.texts) == ["0.60", "0.80", "0.90"]
+
+
+def test_pairwise_heatmap_of_ten_classes_keeps_its_labels_apart():
+    rng = np.random.default_rng(3)
+    pairs = [(i, j) for i in range(10) for j in range(i + 1, 10)]
+    table = pl.DataFrame({
+        "model": ["m"] * len(pairs), "class_i": [i for i, _ in pairs],
+        "class_j": [j for _, j in pairs], "a": rng.uniform(0.9, 1.0, len(pairs)),
+    })  # fmt: skip
+    fig = plot.pairwise_heatmap(table)
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    boxes = [t.get_window_extent(renderer) for t in fig.axes[0].texts]
+    assert len(boxes) == 45
+    overlaps = [(a, b) for k, a in enumerate(boxes) for b in boxes[k + 1 :] if a.overlaps(b)]
+    assert overlaps == [], "cell labels overlap"
 
 
 def test_pr_folds_draws_each_fold_and_the_pooled_curve(binary_log):
@@ -98,3 +121,53 @@ def test_pr_folds_draws_each_fold_and_the_pooled_curve(binary_log):
         assert line.get_xdata()[0] == 0.0  # every curve starts at recall 0
     chance = next(ln for ln in ax.lines if ln.get_linestyle() == ":")
     assert chance.get_ydata()[0] == pytest.approx((rows["label"] == "malignant").mean())
+
+
+def test_p_value_map_shows_not_significant_in_grey_and_p_near_alpha_on_its_side():
+    table = pl.DataFrame({"model_a": ["a", "a", "b"], "model_b": ["b", "c", "c"],
+                          "p_value": [0.0513, 0.0496, 0.3]})  # fmt: skip
+    ax = plot.p_value_heatmap(table, alpha=0.05, title="ten").axes[0]
+    legend = {t.get_text(): p for t, p in zip(ax.get_legend().get_texts(),
+                                               ax.get_legend().get_patches(), strict=True)}  # fmt: skip
+    red, green, blue, _ = legend["not significant"].get_facecolor()
+    assert red == green == blue, "not significant is a neutral grey, not pink"
+    texts = {t.get_text() for t in ax.texts}
+    assert {"0.051", "0.0496"} <= texts  # never "0.05" on either side of alpha
+    assert ax.get_title().startswith("ten: ")
+
+
+def test_duncan_figure_names_its_data_set_and_keeps_few_ticks():
+    table = pl.DataFrame({"model": ["x", "y", "z"], "mean": [0.99951, 0.99949, 0.97],
+                          "rank": [1, 2, 3], "groups": ["a", "a", "b"]})  # fmt: skip
+    fig = plot.duncan_groups(table, title="digits")
+    assert fig._suptitle.get_text().startswith("digits: Duncan")
+    fig.canvas.draw()
+    means = fig.axes[0]
+    ticks = [t for t in means.get_xticklabels() if t.get_text()]
+    assert len(ticks) <= 5
+    boxes = [t.get_window_extent() for t in ticks]
+    assert not any(a.overlaps(b) for k, a in enumerate(boxes) for b in boxes[k + 1 :])
+    labels = [t.get_text() for t in means.texts]
+    assert len(set(labels)) == 3  # 0.9995 and 0.9995 would read alike: more digits
+
+
+def test_one_vs_rest_past_six_classes_is_one_map_of_their_aucs():
+    rng = np.random.default_rng(5)
+    label = rng.integers(0, 10, 300)
+    log = pl.concat([
+        pl.DataFrame({"model": m, "fold": 0, "sample": np.arange(300), "class": c,
+                      "score": rng.random(300) + (label == c) * s, "label": label})
+        for m, s in (("a", 1.5), ("b", 0.5)) for c in range(10)
+    ])  # fmt: skip
+    curves = pr.pooled_roc(log).collect()
+    fig = plot.roc_one_vs_rest(curves, order=["a", "b"])
+    heat = fig.axes[0]
+    assert [t.get_text() for t in heat.get_yticklabels()] == ["a", "b"]
+    assert len(heat.texts) == 20
+    # each cell is that class's one-vs-rest AUC (scikit-learn)
+    from sklearn.metrics import roc_auc_score
+
+    part = log.filter((pl.col("model") == "b") & (pl.col("class") == 7))
+    expected = roc_auc_score(part["label"] == 7, part["score"])
+    shown = heat.texts[10 + 7].get_text()
+    assert float(shown) == pytest.approx(expected, abs=0.6 * 10 ** -len(shown.split(".")[1]))
