@@ -490,6 +490,9 @@ def report_tables(
         "model": cols.model, "fold": cols.fold, "class_": cols.class_, "score": cols.score,
         "label": cols.label, "dataset": cols.dataset,
     }  # fmt: skip
+    # the log's own repeat and sample names, for the tables that read the log as it is (the
+    # curves read it with each (repeat, fold) one fold: ``_one_fold_column``)
+    keyed = {**names, "repeat": cols.repeat, "sample": cols.sample}
     table_names: dict[str, Any] = {
         "model": cols.model, "fold": cols.fold, "dataset": cols.dataset, "repeat": cols.repeat,
     }  # fmt: skip
@@ -533,12 +536,12 @@ def report_tables(
     curves: dict[str, pl.LazyFrame] = {}
     if multi_sets.height:
         multi = _subset(lf, multi_sets, by)
-        tables["pairwise"] = pairwise_auc(multi, **names)
+        tables["pairwise"] = pairwise_auc(multi, **keyed)
         # one-vs-rest: each class's scores against every other label, folds pooled
         ovr = _one_fold_column(multi, cols.fold, repeat)
         curves["ovr"] = pooled_roc(ovr, **names, weight=weight)
     if binary_sets.height:
-        tables["pooling"] = pooling_table(binary, **names)
+        tables["pooling"] = pooling_table(binary, **keyed)
         binary_tested = binary_sets.join(tested.select(by), on=by) if by else tested
         if binary_tested.height:
             binary_folds = _one_fold_column(_subset(per_fold, binary_tested, by), cols.fold, repeat)

@@ -85,6 +85,38 @@ def test_report_on_multiclass_log_with_renamed_columns(tmp_path):
     assert folds["n_classes"].unique().to_list() == [3]
 
 
+def test_every_column_renamed_on_the_command_line(tmp_path):
+    # issue 32: "polaroc report --repeat rep" failed (a table read the log without it)
+    rng = np.random.default_rng(3)
+    parts = []
+    for r in range(2):
+        for f in range(3):
+            for m in ("a", "b"):
+                y = rng.integers(0, 2, 40)
+                s = rng.normal(size=40) + (1 + (m == "b")) * y
+                parts.append(pl.DataFrame({
+                    "repeat": r, "fold": f, "model": m, "sample": np.arange(40),
+                    "score": s, "label": y.astype(bool),
+                }))  # fmt: skip
+    log = pl.concat(parts)
+    log.write_parquet(tmp_path / "plain.parquet")
+    names = {c: f"my_{c}" for c in log.columns}
+    log.rename(names).write_parquet(tmp_path / "renamed.parquet")
+    flags = [x for c, n in names.items() for x in (f"--{c}", n)]
+    plain = polaroc("report", str(tmp_path / "plain.parquet"), "-o", str(tmp_path / "a"))
+    renamed = polaroc(
+        "report", str(tmp_path / "renamed.parquet"), *flags, "-o", str(tmp_path / "b")
+    )
+    assert plain.returncode == 0, plain.stderr
+    assert renamed.returncode == 0, renamed.stderr
+    back = {n: c for c, n in names.items()}
+    for table in ("folds", "paired_ttest", "pooling", "verdict"):
+        a = pl.read_parquet(tmp_path / "a" / f"{table}.parquet")
+        b = pl.read_parquet(tmp_path / "b" / f"{table}.parquet")
+        b = b.rename({c: back[c] for c in b.columns if c in back})
+        assert a.equals(b.select(a.columns)), table
+
+
 def test_python_m_and_help():
     done = polaroc("report", "--help")
     assert done.returncode == 0
