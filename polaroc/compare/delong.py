@@ -4,7 +4,7 @@ DeLong, DeLong & Clarke-Pearson (1988) estimate the covariance of two AUCs compu
 the same positives and negatives from each sample's *placement values*; Sun & Xu (2014)
 showed the placement values are differences of mid-ranks, so the whole test costs a
 few sorts (O(n log n)) instead of comparing every positive with every negative.
-Here they are read from the counting core: :func:`polaroc.core.counts.placements` counts
+Here they are read from the counting core: :func:`polaroc.core.legacy_counts.placements` counts
 each model's positives and negatives per distinct score and joins the placement values
 back to the samples.
 """
@@ -29,9 +29,9 @@ from polaroc.compare.fold_table import (
     with_adjusted,
     with_float_df,
 )
-from polaroc.core.counts import placements
 from polaroc.core.guard import guarded, listing, one_class_rows, problems
 from polaroc.core.inputs import FrameLike, LogColumns, as_lazy, as_names
+from polaroc.core.legacy_counts import placements
 from polaroc.core.log import POSITIVE, SCORE, Log, read_log
 
 __all__ = ["delong_omnibus", "delong_test"]

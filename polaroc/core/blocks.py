@@ -24,8 +24,8 @@ from collections.abc import Iterable, Mapping, Sequence
 
 import polars as pl
 
-from polaroc.core.counts import average_precision_of, precision_term
 from polaroc.core.inputs import NAN, FrameLike, LogColumns, fail_if
+from polaroc.core.legacy_counts import average_precision_of, precision_term
 from polaroc.core.log import (
     Log,
     first_keys,
@@ -485,7 +485,7 @@ def average_precision_table(sums: pl.LazyFrame, by: list[str]) -> pl.LazyFrame:
     """Per group: ``average_precision`` of the block of the larger class value.
 
     From the ``ap`` sums of :func:`block_tables` (each positive's precision at its
-    tie run): AP = Σ precision / n⁺ (the core's :func:`polaroc.core.counts.average_precision_of`),
+    tie run): AP = Σ precision / n⁺ (the core's average_precision_of),
     scikit-learn's ``average_precision_score``. The
     block of the larger class value is the positive class of a binary log (1 or
     ``True``; the only block of a log without a class column). Null without

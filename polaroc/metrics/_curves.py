@@ -2,7 +2,7 @@
 
 Used by every room that draws curves (``metrics/curves.py``, ``fold_curves.py``,
 ``precision_recall.py``, ``operating.py``). A curve of a group is its counts at
-thresholds (:func:`polaroc.core.counts.threshold_counts`) read from the top down, held as
+thresholds (:func:`polaroc.core.legacy_counts.threshold_counts`) read from the top down, held as
 a list of structs per group until the final ``explode``.
 """
 
@@ -13,7 +13,7 @@ from collections.abc import Iterable, Sequence
 import numpy as np
 import polars as pl
 
-from polaroc.core import counts as c
+from polaroc.core import legacy_counts as c
 from polaroc.core.inputs import FrameLike, LogColumns
 from polaroc.core.log import read_log, unique_rows, usable_weight
 from polaroc.core.names import POSITIVE, SCORE, WEIGHT

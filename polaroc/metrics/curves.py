@@ -1,6 +1,6 @@
 """Empirical ROC curves and the areas read from them.
 
-The curve of a group is its counts at thresholds (``polaroc.core.counts``) read from the
+The curve of a group is its counts at thresholds (``polaroc.core.legacy_counts``) read from the
 top down: at threshold ``t`` a sample is predicted positive iff ``score >= t`` (the
 rule of :func:`polaroc.confusion`), so the point for ``t`` is
 ``(fp(t) / n⁻, tp(t) / n⁺)``. Lowering ``t`` past a run of tied scores moves the
@@ -21,7 +21,7 @@ from typing import Literal
 import numpy as np
 import polars as pl
 
-from polaroc.core import counts as c
+from polaroc.core import legacy_counts as c
 from polaroc.core.batches import bounded_plan
 from polaroc.core.inputs import (
     ColumnLike,

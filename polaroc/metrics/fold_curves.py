@@ -25,7 +25,7 @@ from typing import Literal
 import numpy as np
 import polars as pl
 
-from polaroc.core import counts as c
+from polaroc.core import legacy_counts as c
 from polaroc.core.batches import bounded_plan
 from polaroc.core.inputs import FrameLike, LogColumns, as_int, as_lazy, as_names, is_integer
 from polaroc.core.log import pooled_by

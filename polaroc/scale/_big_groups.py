@@ -7,7 +7,7 @@ class-i block, ``t = p_< + p_≤`` (the label-i rows below it, ties counting ½
 twice); for a label-i row, ``q = q_< + q_≤`` over the other labels; Wu & Flach's
 (2005) Rs⁺/Rs⁻ numerators need the positives' scores and number strictly above.
 So a block can be cut into ranges of scores (*buckets*): each bucket's rows need
-only its per-score counts (the counting core's :func:`polaroc.core.counts.score_counts`)
+only its per-score counts (the counting core's :func:`polaroc.core.legacy_counts.score_counts`)
 and the counts of the buckets below and above it (*offsets*, one small table),
 and the per-bucket partial sums add up to the block's sums exactly (integers for
 the counts, so the AUC's 2U is exact). The sums are then assembled into the
@@ -34,7 +34,8 @@ from polaroc.core.blocks import (
     threshold_c1,
     within_keys,
 )
-from polaroc.core.counts import (
+from polaroc.core.inputs import LogColumns
+from polaroc.core.legacy_counts import (
     COUNT_NEG,
     COUNT_NEG_BELOW,
     COUNT_POS,
@@ -43,7 +44,6 @@ from polaroc.core.counts import (
     precision_term,
     score_counts,
 )
-from polaroc.core.inputs import LogColumns
 from polaroc.core.log import POSITIVE, SCORE
 from polaroc.evaluation.per_fold import per_fold_table, probability_parts, score_sum
 from polaroc.metrics.scoring import brier_loss, log_loss_terms, not_probability
@@ -209,7 +209,7 @@ def bucket_sums(counts: pl.DataFrame, offset: pl.DataFrame) -> pl.DataFrame:
 
     ``counts`` holds the rows of one or more (group id, class, bucket) partitions,
     ``offset`` their :func:`offsets`. Each bucket's per-score counts are the counting
-    core's (:func:`polaroc.core.counts.score_counts`, positives meaning label = class,
+    core's (:func:`polaroc.core.legacy_counts.score_counts`, positives meaning label = class,
     rows counted ``_pr_w`` times). For a distinct score with ``p`` positives and
     ``m`` negatives in its block, and ``P_<``/``M_<`` those strictly below it (its
     bucket's offset plus the lower scores of the bucket): a row of another label

@@ -2,7 +2,7 @@
 
 Issue 21: DeLong's placement values (``compare/delong.py``), the average precision of
 the expression path (``metrics/precision_recall.py``) and the big-group bucket sums
-(``scale/_big_groups.py``) now read ``polaroc.core.counts``. Each old function is kept
+(``scale/_big_groups.py``) now read ``polaroc.core.legacy_counts``. Each old function is kept
 here, frozen as it stood before the change, as the reference: on random logs (binary,
 multiclass, weighted, ties, NaN, −0.0, repeats) the new route must equal it to 1e-12.
 """
@@ -17,13 +17,10 @@ from hypothesis import strategies as st
 from polars.testing import assert_frame_equal
 
 import polaroc as pr
-from polaroc.core import counts as _counts
+from polaroc.core import legacy_counts as _counts
 from polaroc.core.blocks import CLASS, LABEL, USABLE
-from polaroc.core.counts import threshold_counts
 from polaroc.core.inputs import LogColumns, binary_expr
-from polaroc.core.names import POSITIVE, SCORE, WEIGHT
-from polaroc.metrics._curves import curve_input, curve_lists, rate_of
-from polaroc.metrics.precision_recall import _pr_points
+from polaroc.core.names import POSITIVE, SCORE
 from polaroc.scale import _big_groups as bg
 
 TOL = 1e-12
@@ -315,84 +312,6 @@ def test_bucket_sums_equal_the_old_ones(seed: int, n_classes: int, nan: bool, in
 # ------------------ frozen: the curve explode helpers (_curves, thresholds, precision_recall)
 
 
-def _old_nan_curve(curve: pl.Expr, has_nan: pl.Expr) -> pl.Expr:
-    nan_point = pl.struct(
-        threshold=pl.lit(NAN),
-        fpr=pl.lit(NAN),
-        tpr=pl.lit(NAN),
-        tp=pl.lit(None, pl.Int64),
-        fp=pl.lit(None, pl.Int64),
-    )
-    return pl.when(has_nan).then(curve.list.head(1).list.eval(nan_point)).otherwise(curve)
-
-
-def _old_explode_curves(curves: pl.LazyFrame, keys: list[str]) -> pl.LazyFrame:
-    return (
-        curves.sort(keys, maintain_order=True)
-        .select(*keys, "curve")
-        .explode("curve")
-        .unnest("curve")
-    )
-
-
-def _old_pr_nan_point() -> pl.Expr:
-    return pl.struct(
-        threshold=pl.lit(NAN),
-        precision=pl.lit(NAN),
-        recall=pl.lit(NAN),
-        tp=pl.lit(None, pl.Int64),
-        fp=pl.lit(None, pl.Int64),
-    )
-
-
-_E = pl.element()
-_COUNTS = ("tp", "fp", "tn", "fn")
-
-
-def _old_table_of_curve() -> pl.Expr:
-    tp, fp = _E.struct.field("tp"), _E.struct.field("fp")
-    n_pos, n_neg = tp.last(), fp.last()
-    tn, fn = n_neg - fp, n_pos - tp
-    return pl.struct(
-        threshold=_E.struct.field("threshold"),
-        tp=tp,
-        fp=fp,
-        tn=tn,
-        fn=fn,
-        tpr=rate_of(tp, n_pos),
-        fpr=rate_of(fp, n_neg),
-        tnr=rate_of(tn, n_neg),
-        fnr=rate_of(fn, n_pos),
-        ppv=pl.when(tp + fp > 0).then(tp / (tp + fp)),
-        npv=pl.when(tn + fn > 0).then(tn / (tn + fn)),
-    )
-
-
-def _old_tidy(
-    curves: pl.LazyFrame, keys: list[str], points: pl.Expr, fields: list[str]
-) -> pl.LazyFrame:
-    table = (
-        curves.with_columns(points.alias("curve"))
-        .sort(keys, maintain_order=True)
-        .select(*keys, "has_nan", "curve")
-        .explode("curve")
-        .unnest("curve")
-    )
-    nan_row = pl.col("has_nan")
-    floats = [
-        pl.when(nan_row).then(NAN).otherwise(pl.col(f)).alias(f)
-        for f in fields
-        if f not in _COUNTS and f not in ("n", "n_events")
-    ]
-    counts = [
-        pl.when(~nan_row).then(pl.col(f)).alias(f)
-        for f in fields
-        if f in (*_COUNTS, "n", "n_events")
-    ]
-    first = pl.int_range(pl.len()).over(keys) == 0
-    return table.filter(~nan_row | first).with_columns(*floats, *counts).select(*keys, *fields)
-
-
 def _curve_log(seed: int, classes: bool) -> pl.DataFrame:
     rng = np.random.default_rng(seed)
     n = 400
@@ -418,31 +337,6 @@ def _curve_log(seed: int, classes: bool) -> pl.DataFrame:
     if classes:
         log = log.with_columns(pl.col("label").cast(pl.Int64), pl.lit(1).alias("class"))
     return log
-
-
-@pytest.mark.parametrize(("weighted", "classes"), [(False, False), (True, False), (False, True)])
-def test_curve_tables_equal_the_old_explode_helpers(weighted: bool, classes: bool) -> None:
-    log = _curve_log(5, classes)
-    weight = "w" if weighted else None
-    frame, keys = curve_input(log, None, LogColumns(), weight)
-    curves = curve_lists(frame, keys, weighted=weighted)
-    old_roc = _old_explode_curves(
-        curves.with_columns(_old_nan_curve(pl.col("curve"), pl.col("has_nan"))), keys
-    )
-    assert_frame_equal(pr.roc_curve(log, weight=weight).collect(), old_roc.collect())
-    points = pl.col("curve").list.slice(1).list.eval(_old_table_of_curve())
-    fields = ["threshold", *_COUNTS, "tpr", "fpr", "tnr", "fnr", "ppv", "npv"]
-    old_table = _old_tidy(curves, keys, points, fields)
-    assert_frame_equal(pr.threshold_table(log, weight=weight).collect(), old_table.collect())
-    w = pl.col(WEIGHT) if weighted else None
-    pr_points = threshold_counts(pl.col(SCORE), pl.col(POSITIVE), w).list.eval(_pr_points())
-    pr_lists = frame.group_by(keys).agg(has_nan=pl.col(SCORE).is_nan().any(), curve=pr_points)
-    nan_curve = pl.col("curve").list.head(1).list.eval(_old_pr_nan_point())
-    pr_lists = pr_lists.with_columns(
-        curve=pl.when(pl.col("has_nan")).then(nan_curve).otherwise(pl.col("curve"))
-    )
-    old_pr = _old_explode_curves(pr_lists, keys)
-    assert_frame_equal(pr.pr_curve(log, weight=weight).collect(), old_pr.collect())
 
 
 @pytest.mark.parametrize("table", [pr.threshold_table, pr.det_curve, pr.gain_curve, pr.roc_curve])

@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 from sklearn.metrics import average_precision_score, roc_auc_score
 
 import polaroc as pr
-from polaroc.core import counts as _counts
+from polaroc.core import legacy_counts as _counts
 from polaroc.core.names import POSITIVE, SCORE, WEIGHT
 
 
