@@ -58,6 +58,7 @@ __all__ = [
     "FAST_PATHS",
     "GID",
     "Counts",
+    "at_thresholds",
     "class_weights",
     "columns",
     "entries",
@@ -65,6 +66,7 @@ __all__ = [
     "in_list",
     "ks_steps",
     "listed",
+    "on_grid",
     "per_group",
     "precision_sums",
     "rank_sums",
@@ -263,6 +265,94 @@ def listed(*, weighted: bool = False) -> Counts:
         n_pos=n_pos,
         n_neg=n_neg,
     )
+
+
+def at_thresholds(entries: pl.Expr, thresholds: pl.Expr) -> pl.Expr:
+    """Per group: entries (as :func:`in_list`'s) at the given thresholds instead of its scores.
+
+    ``entries`` is a group's :func:`in_list` list, ``thresholds`` a list of distinct
+    thresholds per group, the first ``-inf``. Each threshold t becomes an entry whose
+    running counts (``Float64``) make :func:`listed`'s ``tp``/``fp`` the samples scored
+    ``>= t`` (predicted positive iff ``score >= threshold``): the thresholds are merged
+    into the scores (a threshold before a score equal to it), and the counts of the
+    scores strictly below each are carried up to it. (Fawcett's 2006 threshold averaging
+    reads every fold at one grid.)
+    """
+    scored = entries.list.eval(
+        pl.struct(
+            score=_F("score"),
+            cpos=_F("cpos").cast(pl.Float64),
+            cneg=_F("cneg").cast(pl.Float64),
+            given=pl.lit(False),
+        )
+    )
+    given = thresholds.list.eval(
+        pl.struct(
+            score=_E,
+            cpos=pl.lit(None, pl.Float64),
+            cneg=pl.lit(None, pl.Float64),
+            given=pl.lit(True),
+        )
+    )
+    merged = pl.concat_list(scored, given).list.eval(_E.sort_by(_F("score"), ~_F("given")))
+    return merged.list.eval(_carried())
+
+
+def _carried() -> pl.Expr:
+    """Inside ``list.eval`` on merged scores and thresholds: entries at the thresholds."""
+    is_given = _F("given")
+    below = {k: _F(k).forward_fill().fill_null(0.0) for k in ("cpos", "cneg")}
+    last = {k: _F(k).max().fill_null(0.0) for k in ("cpos", "cneg")}
+    # an entry's running counts are those below the next threshold
+    carried = [below[k].filter(is_given).shift(-1).fill_null(last[k]).alias(k) for k in below]
+    return pl.struct(_F("score").filter(is_given).alias("score"), *carried)
+
+
+def on_grid(
+    frame: pl.LazyFrame, keys: Sequence[str], grid: Sequence[float], *, weighted: bool = False
+) -> pl.LazyFrame:
+    """The grid option: per group (``keys``), entries at ``-inf`` and each ``grid`` value.
+
+    Each row is only binned against the grid (bin j: ``[grid[j-1], grid[j])``) and counted
+    per (group, bin) by a hash aggregation, so the memory per group does not grow with
+    its rows. Entry ``-inf`` then ``grid[k]`` hold as running counts the rows scored below
+    the next grid value: :func:`listed` reads them as scores moved down to the grid (a
+    score between two grid values predicted positive at the lower one). Columns: the
+    keys, ``has_nan``, ``entries``. ``weighted``: sums of ``_pr_weight``.
+    """
+    score, positive = pl.col(SCORE), pl.col(POSITIVE)
+    w = pl.col(WEIGHT)
+    pos = pl.when(positive).then(w).otherwise(0.0).sum() if weighted else positive.sum()
+    neg = pl.when(positive).then(0.0).otherwise(w).sum() if weighted else (~positive).sum()
+    dtype = pl.Float64 if weighted else pl.Int64
+    per_bin = (
+        frame.with_columns(_pr_bin=score.bin_intervals(list(grid), labels=False).cast(pl.Int64))
+        .group_by(*keys, "_pr_bin")
+        .agg(
+            pos=pos.cast(dtype),
+            neg=neg.cast(dtype),
+            has_nan=score.is_nan().any(),
+        )
+    )
+    bins = per_bin.group_by(keys).agg(
+        pl.col("has_nan").any(), entries=pl.struct("_pr_bin", "pos", "neg")
+    )
+    return bins.with_columns(pl.col("entries").list.eval(_grid_entries(grid)))
+
+
+def _grid_entries(grid: Sequence[float]) -> pl.Expr:
+    """Sparse ``{bin, pos, neg}`` per grid bin → entries at ``-inf`` and the grid values.
+
+    The sentinel bin ``-1`` lets every lookup find a bin at or below it.
+    """
+    ordered = _E.sort_by(_F("_pr_bin"))
+    bins = pl.lit(-1, pl.Int64).append(ordered.struct.field("_pr_bin"))
+    cpos = pl.lit(0).append(ordered.struct.field("pos").cum_sum())
+    cneg = pl.lit(0).append(ordered.struct.field("neg").cum_sum())
+    upto = pl.lit(pl.Series(range(len(grid) + 1), dtype=pl.Int64))
+    at_or_below = bins.search_sorted(upto, side="right").cast(pl.Int64) - 1
+    scores = pl.lit(pl.Series([float("-inf"), *grid], dtype=pl.Float64))
+    return pl.struct(score=scores, cpos=cpos.gather(at_or_below), cneg=cneg.gather(at_or_below))
 
 
 # ------------------------------------------------------------------- over a table
