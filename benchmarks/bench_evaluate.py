@@ -24,7 +24,7 @@ import polars as pl
 
 import polaroc as pr
 from benchmarks.common import Timing, as_dict, assert_agree, binary_log, markdown, time_all
-from polaroc.core.legacy_counts import sorted_rows
+from polaroc.core.counts import sorted_rows
 
 BY = ["model", "fold"]
 POLAROC = "pr.auc in group_by"

@@ -36,7 +36,7 @@ from sklearn.metrics import average_precision_score, roc_auc_score
 
 import polaroc as pr
 from benchmarks.common import as_dict, assert_agree, binary_log, markdown, time_all
-from polaroc.core.legacy_counts import sorted_rows
+from polaroc.core.counts import sorted_rows
 
 BY = ["model", "fold"]
 AUC = "pr.auc in group_by"

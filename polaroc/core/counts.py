@@ -47,7 +47,7 @@ Switching :data:`FAST_PATHS` off routes every number through the evaluators.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import polars as pl
@@ -68,7 +68,9 @@ __all__ = [
     "listed",
     "on_grid",
     "per_group",
+    "placed",
     "precision_sums",
+    "range_offsets",
     "rank_sums",
     "sorted_rows",
     "table",
@@ -357,7 +359,7 @@ def _grid_entries(grid: Sequence[float]) -> pl.Expr:
 
 # ------------------------------------------------------------------- over a table
 
-GID = "_pr_gid"  # a group's number in the table evaluator's output
+GID = "_pr_group_no"  # a group's number in the table evaluator's output
 W = "_pr_w"  # the rows (or weight) an entry stands for
 OFFSET = "_pr_off"
 _ROWS = "_pr_rows"
@@ -372,6 +374,7 @@ def table(
     keys: Sequence[str],
     *,
     usable: pl.Expr,
+    positive: pl.Expr | None = None,
     label: str | None = None,
     extra: Sequence[pl.Expr] = (),
     collapse: bool = False,
@@ -380,8 +383,10 @@ def table(
 ) -> tuple[pl.LazyFrame, pl.LazyFrame]:
     """The table evaluator: order each group's scores once; return ``(groups, entries)``.
 
-    ``frame`` has ``_pr_score`` (``Float64``), ``_pr_positive`` (``Boolean``), the
-    ``keys`` and, as the options ask, ``label``, ``_pr_weight`` or ``count``. ``groups``
+    ``frame`` has ``_pr_score`` (``Float64``), the ``keys``, the positive flag (the
+    ``Boolean`` column ``_pr_positive``, or ``positive``: an expression of the keys and
+    ``label``, such as label = class) and, as the options ask, ``label``,
+    ``_pr_weight`` or ``count``. ``groups``
     has one row per group: the keys, ``_pr_gid`` and the ``extra`` aggregations,
     evaluated over all the group's rows (``usable`` or not) in the same pass (and
     ``_pr_scale``, weighted). ``entries`` has one row per ``usable`` row (per collapsed
@@ -400,12 +405,12 @@ def table(
     """
     keys = list(keys)
     score = pl.col(SCORE)
-    fields: list[str | pl.Expr] = [SCORE, POSITIVE, *([label] if label else [])]
+    flag = pl.col(POSITIVE) if positive is None else positive.alias(POSITIVE)
+    labels: list[str | pl.Expr] = [label] if label else []
     if not extra:  # nothing to count in unusable rows: drop them before the ordering
         frame = frame.filter(usable)
     stands_for = collapse or weighted or count is not None
-    if collapse:
-        tied = [*keys, SCORE, POSITIVE, *([label] if label else [])]
+    if collapse:  # (``label`` tells the positives apart where it is given)
         size = (
             pl.col(WEIGHT).sum()
             if weighted
@@ -413,7 +418,10 @@ def table(
             if count
             else pl.len().cast(pl.Int64)
         )
-        frame = frame.group_by(tied).agg(size.alias(W), *extra)
+        frame = frame.group_by(*keys, SCORE, *(labels or [flag])).agg(size.alias(W), *extra)
+        flag = flag if label else pl.col(POSITIVE)
+    fields: list[str | pl.Expr] = [SCORE, *labels, flag]
+    if collapse:
         fields.append(W)
     elif weighted:
         fields.append(pl.col(WEIGHT).alias(W))
@@ -545,24 +553,84 @@ def columns(*, weighted: bool = False) -> Counts:
     )
 
 
+def range_offsets(totals: pl.LazyFrame, keys: Sequence[str], by_range: str) -> pl.LazyFrame:
+    """The buckets option: per group (``keys``) and score range, what lies outside the range.
+
+    A group too big for one worker is cut into ranges of scores (``by_range``, ascending
+    integers); :func:`table` counts each range's entries on its own, and
+    :func:`with_offsets` makes them the whole group's. ``totals`` has one row per
+    (group, range): ``_pr_p`` positives, ``_pr_r`` rows (both counts) and ``_pr_s`` the
+    positives' score sum. The offsets: positives and rows below the range
+    (``_pr_pb0``, ``_pr_rb0``), the group's totals (``_pr_np0``, ``_pr_nr0``), the
+    positives above the range and their score sum (``_pr_pa0``, ``_pr_sa0``; summed
+    downwards from the top, never a difference: an infinite score must not turn into
+    inf − inf).
+    """
+    keys = list(keys)
+    p, r, sums = pl.col("_pr_p"), pl.col("_pr_r"), pl.col("_pr_s")
+    return totals.sort(*keys, by_range).select(
+        *keys,
+        by_range,
+        (p.cum_sum() - p).over(keys).alias("_pr_pb0"),
+        (r.cum_sum() - r).over(keys).alias("_pr_rb0"),
+        p.sum().over(keys).alias("_pr_np0"),
+        r.sum().over(keys).alias("_pr_nr0"),
+        (p.cum_sum(reverse=True) - p).over(keys).alias("_pr_pa0"),
+        sums.cum_sum(reverse=True).shift(-1, fill_value=0.0).over(keys).alias("_pr_sa0"),
+    )
+
+
 def with_offsets(entries: pl.LazyFrame, offsets: pl.LazyFrame, on: Sequence[str]) -> pl.LazyFrame:
     """``entries`` of one score range of their groups, counted within the whole groups.
 
-    A group too big for one worker is cut into ranges of scores; :func:`table` counts
-    each range on its own. ``offsets`` has, per range (``on``), the positives and rows
-    of the group below it (``_pr_pb0``, ``_pr_rb0``), in it and above it
-    (``_pr_np0``, ``_pr_nr0``: the group's totals) and the positives' score sum above it
-    (``_pr_sa0``): added to the entries' running counts, they make the range's entries
-    those of the whole group.
+    ``offsets`` are :func:`range_offsets` (per range, ``on``): the running counts of
+    the ranges below are added to the entries', the group's totals replace the range's,
+    and the positives' scores above the range join the sum of those above each entry
+    (centred on the range's own offset, as the entries' are).
     """
     lower = {PB: "_pr_pb0", PU: "_pr_pb0", RB: "_pr_rb0", RU: "_pr_rb0"}
+    above = pl.when(pl.col("_pr_pa0") > 0).then(pl.col(OFFSET) * pl.col("_pr_pa0")).otherwise(0.0)
     joined = entries.join(offsets, on=list(on), how="left")
     return joined.with_columns(
         *((pl.col(c) + pl.col(o)).alias(c) for c, o in lower.items()),
         pl.col("_pr_np0").alias(NP),
         pl.col("_pr_nr0").alias(NR),
-        (pl.col(SA) + pl.col("_pr_sa0")).alias(SA),
-    ).drop("_pr_pb0", "_pr_rb0", "_pr_np0", "_pr_nr0", "_pr_sa0")
+        (pl.col(SA) + (pl.col("_pr_sa0") - above)).alias(SA),
+    ).drop("_pr_pb0", "_pr_rb0", "_pr_np0", "_pr_nr0", "_pr_pa0", "_pr_sa0")
+
+
+def placed(
+    frame: pl.LazyFrame,
+    keys: Sequence[str],
+    value: Callable[[Counts], pl.Expr],
+    *,
+    weighted: bool = False,
+    score: str = SCORE,
+    name: str = "placement",
+) -> pl.LazyFrame:
+    """``frame``'s rows with ``value`` of their score's entry (column ``name``).
+
+    The rows of each group (``keys``) that share a score and a class are one entry of
+    the table evaluator (``collapse``); ``value`` (a formula on :func:`columns`, e.g.
+    DeLong's placement values) is computed per entry and joined back to the rows on
+    (keys…, score, positive flag): DeLong's tests in ``compare/`` pair two models'
+    placements by sample. ``frame`` holds usable rows with the column ``score`` (default
+    ``_pr_score``), ``_pr_positive`` and, ``weighted``, ``_pr_weight``.
+    """
+    keys = list(keys)
+    frame = frame.cache()  # counted, then joined to: read once
+    rows = frame.select(
+        *keys, pl.col(score).alias(SCORE), POSITIVE, *([WEIGHT] if weighted else [])
+    )
+    groups, found = table(rows, keys, usable=pl.lit(True), collapse=True, weighted=weighted)
+    at = "_pr_at"  # a row's score, to join its entry's value back
+    per_score = found.join(groups.select(GID, *keys), on=GID).select(
+        *keys, pl.col(SCORE).alias(at), POSITIVE, value(columns(weighted=True)).alias(name)
+    )
+    joined = frame.with_columns(pl.col(score).alias(at)).join(
+        per_score, on=[*keys, at, POSITIVE], how="left", nulls_equal=True
+    )
+    return joined.drop(at)
 
 
 # ------------------------------------------------------------ declared fast paths

@@ -31,6 +31,7 @@ __all__ = [
     "average_precision_of",
     "concave",
     "curve_points",
+    "delong_covariance",
     "delong_variance",
     "h_measure_of_hull",
     "hanley_mcneil_se",
@@ -38,6 +39,7 @@ __all__ = [
     "hull_candidates",
     "ks",
     "pair_terms",
+    "placements",
     "precision",
     "sauc_of",
     "sauc_parts",
@@ -152,6 +154,27 @@ def average_precision_of(precision_sum: pl.Expr, n_pos: pl.Expr, n_neg: pl.Expr)
     return pl.when(_both(n_pos, n_neg)).then(precision_sum / n_pos.cast(pl.Float64))
 
 
+def placements(c: Counts) -> tuple[pl.Expr, pl.Expr]:
+    """DeLong et al.'s (1988) placement values at an entry: ``(V₁₀, V₀₁)``.
+
+    V₁₀ = (negatives below + ½ tied)/n₋ for a positive, V₀₁ = (positives above + ½
+    tied)/n₊ = 1 − (positives below + ½ tied)/n₊ for a negative. The AUC is the mean of
+    V₁₀ over the positives (and of V₀₁ over the negatives).
+    """
+    v10 = c.neg_below2 / (2.0 * c.n_neg.cast(pl.Float64))
+    v01 = 1.0 - c.pos_below2 / (2.0 * c.n_pos.cast(pl.Float64))
+    return v10, v01
+
+
+def delong_covariance(s10: pl.Expr, s01: pl.Expr, n_pos: pl.Expr, n_neg: pl.Expr) -> pl.Expr:
+    """DeLong et al.'s (1988) (co)variance of AUCs on the same samples: S₁₀/n₊ + S₀₁/n₋.
+
+    ``s10``/``s01`` are the sample (co)variances of the placement values over the
+    positives (V₁₀) and the negatives (V₀₁); for one AUC, its variance.
+    """
+    return s10 / n_pos.cast(pl.Float64) + s01 / n_neg.cast(pl.Float64)
+
+
 def delong_variance(
     n_pos: pl.Expr, n_neg: pl.Expr, q: pl.Expr, qq: pl.Expr, t: pl.Expr, tt: pl.Expr
 ) -> pl.Expr:
@@ -159,8 +182,8 @@ def delong_variance(
 
     V₁₀ = q/(2n₋) for each positive and V₀₁ = 1 − t/(2n₊) for each negative (their
     sums and sums of squares from ``q``, ``qq``, ``t``, ``tt`` of :func:`pair_terms`);
-    S₁₀ and S₀₁ are their sample variances. Null with fewer than two positives or
-    negatives.
+    S₁₀ and S₀₁ are their sample variances (:func:`delong_covariance`). Null with fewer
+    than two positives or negatives.
     """
     n_pos, n_neg = n_pos.cast(pl.Float64), n_neg.cast(pl.Float64)
     v10_sum, v10_sq = q / (2 * n_neg), qq / (2 * n_neg) ** 2
@@ -168,7 +191,7 @@ def delong_variance(
     v01_sq = n_neg - t / n_pos + tt / (2 * n_pos) ** 2
     s10 = (v10_sq - v10_sum**2 / n_pos) / (n_pos - 1)
     s01 = (v01_sq - v01_sum**2 / n_neg) / (n_neg - 1)
-    return pl.when((n_pos > 1) & (n_neg > 1)).then(s10 / n_pos + s01 / n_neg)
+    return pl.when((n_pos > 1) & (n_neg > 1)).then(delong_covariance(s10, s01, n_pos, n_neg))
 
 
 def delong_variance_of(c: Counts) -> pl.Expr:
@@ -331,7 +354,8 @@ def _h_of_ranges() -> pl.Expr:
     pi1, lo, hi = _F("pi1"), _F("lo"), _F("hi")
     pi0 = 1.0 - pi1
     b0, b1, k1 = _beta_parts(_F("b"))
-    pieces = pi0 * (1.0 - _F("g0")) * (b0(hi) - b0(lo)) + pi1 * _F("g1") * (b1(hi) - b1(lo))
+    pieces = pi0 * (1.0 - _F("g0")) * (b0(hi) - b0(lo))
+    pieces = pieces + pi1 * _F("g1") * (b1(hi) - b1(lo))
     origin = pi0 * b0(lo)  # the origin's share: cost ratios 0 to lo₁
     worst = pi0 * b0(pi1) + pi1 * (k1 - b1(pi1))
     loss = pieces.sum() + origin.first()

@@ -47,8 +47,9 @@ from polaroc.core.blocks import (
     unique_keys,
     within_keys,
 )
+from polaroc.core.counts import heavily_tied
+from polaroc.core.formulas import hanley_mcneil_se
 from polaroc.core.inputs import NAN, FrameLike, LogColumns, as_lazy, as_names
-from polaroc.core.legacy_counts import hanley_mcneil_se, heavily_tied
 from polaroc.core.log import default_by, usable_weight
 from polaroc.core.names import LABEL, SCORE, WEIGHT
 from polaroc.metrics.scoring import brier_loss, log_loss_terms, not_probability

