@@ -50,6 +50,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+import numpy as np
 import polars as pl
 
 from polaroc.core.names import POSITIVE, SCALE, SCORE, WEIGHT
@@ -59,6 +60,7 @@ __all__ = [
     "GID",
     "Counts",
     "at_thresholds",
+    "bucket_of",
     "class_weights",
     "columns",
     "entries",
@@ -70,9 +72,11 @@ __all__ = [
     "per_group",
     "placed",
     "precision_sums",
+    "range_breaks",
     "range_offsets",
     "rank_sums",
     "sorted_rows",
+    "spread_thresholds",
     "table",
     "with_offsets",
 ]
@@ -551,6 +555,35 @@ def columns(*, weighted: bool = False) -> Counts:
         n_pos=n_pos,
         n_neg=n_neg,
     )
+
+
+def range_breaks(quantiles: Sequence[float | None]) -> pl.Series:
+    """The buckets option's boundaries: the distinct ``quantiles`` of a group's scores, sorted.
+
+    (Sampled score quantiles, e.g. from a cluster engine; missing ones dropped.)
+    """
+    found = [q for q in quantiles if q is not None]
+    return pl.Series(SCORE, found, pl.Float64).unique().sort()
+
+
+def bucket_of(breaks: pl.Series) -> pl.Expr:
+    """The buckets option: a score's range, the number of ``breaks`` at or below it.
+
+    NaN falls in the last range (Polars orders NaN above every number), a null score in 0.
+    """
+    bucket = pl.lit(breaks).search_sorted(pl.col(SCORE), side="right").cast(pl.Int64)
+    return pl.when(pl.col(SCORE).is_null()).then(0).otherwise(bucket)
+
+
+def spread_thresholds(score: pl.Expr, size: int) -> pl.Expr:
+    """``size`` thresholds among a group's distinct scores, at evenly spaced ranks.
+
+    Fawcett's (2006, §8.2) sampling of the thresholds of threshold averaging.
+    """
+    levels = pl.lit(pl.Series(np.linspace(0.0, 1.0, size)))
+    distinct = score.unique().sort()
+    picks = (levels * (distinct.len() - 1)).round().cast(pl.Int64)
+    return distinct.gather(picks)
 
 
 def range_offsets(totals: pl.LazyFrame, keys: Sequence[str], by_range: str) -> pl.LazyFrame:

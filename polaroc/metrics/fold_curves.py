@@ -341,10 +341,7 @@ def _threshold(
     if is_integer(grid):
         size = as_int(grid, argument="`grid`", minimum=1, what="a number of thresholds")
         # Fawcett's sampling: evenly spaced ranks among the group's distinct scores.
-        levels = pl.lit(pl.Series(np.linspace(0.0, 1.0, size)))
-        distinct = score.unique().sort()
-        picks = (levels * (distinct.len() - 1)).round().cast(pl.Int64)
-        pooled = frame.group_by(outer).agg(grid=distinct.gather(picks))
+        pooled = frame.group_by(outer).agg(grid=counts.spread_thresholds(score, size))
         folds = _join(folds, pooled, outer)
         values = pl.concat_list(pl.lit(-INF), pl.col("grid")).list.unique()
     else:

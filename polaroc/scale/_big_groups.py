@@ -86,11 +86,9 @@ def recount(rows: pl.LazyFrame | pl.DataFrame) -> pl.DataFrame:
     return rows.lazy().group_by(GID, CLASS, LABEL, SCORE).agg(*sums).collect()
 
 
-def with_bucket(counts: pl.DataFrame, breaks: pl.Series) -> pl.DataFrame:
+def with_bucket(rows: pl.DataFrame, breaks: pl.Series) -> pl.DataFrame:
     """Bucket of each score: the number of ``breaks`` at or below it (NaN: the last)."""
-    bucket = pl.lit(breaks).search_sorted(pl.col(SCORE), side="right").cast(pl.Int64)
-    bucket = pl.when(pl.col(SCORE).is_null()).then(0).otherwise(bucket)
-    return counts.with_columns(bucket.alias(BUCKET))
+    return rows.with_columns(counts.bucket_of(breaks).alias(BUCKET))
 
 
 def bucket_totals(counts: pl.DataFrame) -> pl.DataFrame:

@@ -14,7 +14,10 @@
 
 from __future__ import annotations
 
+import ast
+import re
 from collections.abc import Callable
+from pathlib import Path
 
 import numpy as np
 import polars as pl
@@ -26,6 +29,7 @@ from sklearn.metrics import average_precision_score
 
 import polaroc as pr
 from polaroc.core import counts
+from polaroc.core.replicates import draws, replicate_aucs
 from tests.metrics.reference.cases import binary_log, multiclass_log
 
 NAN, INF = float("nan"), float("inf")
@@ -33,9 +37,10 @@ NAN, INF = float("nan"), float("inf")
 # The declared fast paths, with the public numbers they serve and their measured gain
 # over the core route (docs/architecture.md, "Fast paths"; benchmarks/bench_core.py).
 FAST = {
-    "rank_sums": ("pr.auc, pr.gini, pr.auc_se(method='hanley_mcneil')", "AUC 1.32x faster"),
-    "precision_sums": ("pr.average_precision (unweighted)", "1.3x faster, distinct scores"),
-    "ks_steps": ("pr.ks_statistic", "1.13-1.16x faster"),
+    "counts.rank_sums": ("pr.auc, pr.gini, pr.auc_se(method='hanley_mcneil')", "1.32x"),
+    "counts.precision_sums": ("pr.average_precision (unweighted)", "1.3x, distinct scores"),
+    "counts.ks_steps": ("pr.ks_statistic", "1.13-1.16x"),
+    "replicates.replicate_aucs": ("pr.bootstrap_test", "NumPy, all replicates at once"),
 }
 
 
@@ -458,3 +463,104 @@ def test_density_smooth_of_fewer_than_two_finite_scores_is_null() -> None:
     got = pr.smooth_roc(log, method="density", n=5).collect()
     assert got.height == 1
     assert got["auc"].is_null().all()
+
+
+# ------------------------------------------------------- counting lives in the core
+
+PACKAGE = Path(__file__).resolve().parents[2] / "polaroc"
+_ORDERING = {"sort", "sort_by", "rank", "arg_sort", "argsort", "search_sorted", "searchsorted"}
+_RUNNING = {"cum_sum", "cumsum"}
+_SCORES = re.compile(r"score|SCORE|threshold|\bs\b")
+_COUNTS = re.compile(r"positive|POSITIVE|\bpos\b|\bneg\b|count|\bw\b|weight|sign\b|_pr_[pn]\b")
+
+# Outside polaroc/core, the places that order scores or sum in score order, and why none
+# of them counts the count schema's quantities. (The declared fast paths, :data:`FAST`,
+# and the NumPy evaluator of bootstrap replicates, ``core/replicates.py``, live in the
+# core.)
+NOT_COUNTS = {
+    ("compare/curve_tests.py", f): "Venkatraman's E: errors at ordinal rank cut-offs, ties "
+    "broken in sample order (pROC's ties.method = 'first'), one per permutation"
+    for f in ("_rank_first", "_venkatraman_unpaired", "_unpaired_area", "_errors_paired")
+} | {
+    ("metrics/reliability.py", "_weighted_quantile"): "the calibration bins' quantile "
+    "edges (weights summed in score order): not a rank-based number",
+    ("report/plot.py", "pr_folds"): "draws a precision-recall table's points in threshold order",
+}
+
+
+def _orderings() -> set[tuple[str, str]]:
+    """(module, function) of every call outside the core that orders scores or sums counts.
+
+    A call counts when it is a running sum (``cum_sum``, ``cumsum``) of something that
+    names a class, a count or a weight, or an ordering (``sort``, ``sort_by``, ``rank``,
+    ``search_sorted``, ...) by something that names a score or threshold.
+    """
+    found = set()
+    for path in sorted(PACKAGE.rglob("*.py")):
+        module = path.relative_to(PACKAGE).as_posix()
+        if module.startswith("core/"):
+            continue
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        parents = {child: node for node in ast.walk(tree) for child in ast.iter_child_nodes(node)}
+        for node in ast.walk(tree):
+            if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)):
+                continue
+            name, receiver = node.func.attr, ast.unparse(node.func.value)
+            args = " ".join(ast.unparse(a) for a in node.args)
+            if name in _RUNNING:
+                hit = bool(_COUNTS.search(receiver))
+            elif name in _ORDERING:
+                hit = bool(_SCORES.search(args if node.args and name != "rank" else receiver))
+            else:
+                continue
+            if hit:
+                scope: ast.AST = node
+                while scope in parents and not isinstance(scope, ast.FunctionDef):
+                    scope = parents[scope]
+                found.add((module, getattr(scope, "name", "<module>")))
+    return found
+
+
+def test_no_module_outside_the_core_orders_scores_or_sums_counts() -> None:
+    assert _orderings() == set(NOT_COUNTS)
+
+
+def test_the_check_finds_an_ordering_of_scores(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The source check is not blind: a module that ranks scores is found."""
+    fake = tmp_path / "polaroc"
+    (fake / "metrics").mkdir(parents=True)
+    (fake / "metrics" / "rogue.py").write_text(
+        "def rogue(frame):\n    return frame.select(pl.col('score').rank().sum())\n"
+    )
+    monkeypatch.setitem(globals(), "PACKAGE", fake)
+    assert _orderings() == {("metrics/rogue.py", "rogue")}
+
+
+# ------------------------------------------------- the NumPy evaluator of replicates
+
+
+@pytest.mark.parametrize("digits", [None, 1])
+def test_the_replicates_evaluator_equals_the_core(digits: int | None, core_only: None) -> None:
+    """Each replicate's AUC (core/replicates.py) equals the list evaluator's on its rows."""
+    rng = np.random.default_rng(5)
+    label = rng.random(80) < 0.4
+    score = rng.normal(size=80) + label
+    if digits is not None:
+        score = np.round(score, digits)
+    drawn = draws(np.random.default_rng(2), int(label.sum()), int((~label).sum()), 30)
+    got = replicate_aucs(score, label, drawn)
+    pos, neg = score[label], score[~label]
+    rows = pl.concat(
+        pl.DataFrame(
+            {
+                "b": b,
+                "s": np.r_[pos[drawn[0][b]], neg[drawn[1][b]]],
+                "y": np.r_[np.ones(label.sum(), bool), np.zeros((~label).sum(), bool)],
+            }
+        )
+        for b in range(30)
+    )
+    core = rows.group_by("b").agg(pr.auc("s", "y")).sort("b")["auc"].to_numpy()
+    assert np.allclose(got, core, rtol=0, atol=1e-12)
