@@ -194,11 +194,9 @@ def entries(*, weighted: bool = False, scores: bool = True, raw: bool = False) -
         pos, neg, bad = class_weights()
         fields.update(cpos=pos.cum_sum(), cneg=neg.cum_sum(), bad=bad)
         end = end | x.is_null()
-    elif raw:
-        scored = x.is_not_null()
-        pos, neg = (y & scored).fill_null(False), (~y & scored).fill_null(False)
-        fields.update(cpos=pos.cum_sum(), cneg=neg.cum_sum())
-        end = end & scored
+    elif raw:  # null scores sort last (in_list): they add to no running count before them
+        fields.update(cpos=y.cum_sum(), cneg=(~y).cum_sum())
+        end = end & x.is_not_null()
     else:
         fields.update(cpos=y.cum_sum(), cneg=(~y).cum_sum())
     return pl.struct([v.alias(k) for k, v in fields.items()]).filter(end)
@@ -225,9 +223,24 @@ def in_list(
     weight, so that a group of null scores still carries it).
     """
     found = entries(weighted=weight is not None, scores=scores, raw=raw)
-    if raw and weight is None:  # an unlabelled row has no score (null scores sort first)
+    raw = raw and weight is None
+    if raw:  # an unlabelled row has no score, and null scores sort last
         score = pl.when(positive.is_not_null()).then(score)
-    return sorted_rows(score, positive, weight).list.eval(found)
+    return sorted_rows(score, positive, weight, nulls_last=raw).list.eval(found)
+
+
+def per_group(
+    reduction: pl.Expr,
+    score: pl.Expr,
+    positive: pl.Expr,
+    weight: pl.Expr | None = None,
+    *,
+    scores: bool = True,
+    raw: bool = False,
+) -> pl.Expr:
+    """``reduction`` (written on :func:`listed`) over each group's :func:`in_list` entries."""
+    entries = in_list(score, positive, weight, scores=scores, raw=raw)
+    return entries.list.eval(reduction).list.first()
 
 
 def listed(*, weighted: bool = False) -> Counts:
@@ -816,17 +829,3 @@ def ks_steps(score: pl.Expr, positive: pl.Expr, weight: pl.Expr | None = None) -
     end = t.ne_missing(t.shift(-1))
     sums = pl.struct(gap=step.cum_sum().filter(end).abs().max(), n_pos=n_pos, n_neg=n_neg)
     return sorted_rows(score, positive, weight).list.eval(sums)
-
-
-def per_group(
-    reduction: pl.Expr,
-    score: pl.Expr,
-    positive: pl.Expr,
-    weight: pl.Expr | None = None,
-    *,
-    scores: bool = True,
-    raw: bool = False,
-) -> pl.Expr:
-    """``reduction`` (written on :func:`listed`) over each group's :func:`in_list` entries."""
-    entries = in_list(score, positive, weight, scores=scores, raw=raw)
-    return entries.list.eval(reduction).list.first()

@@ -118,11 +118,11 @@ def auc_of(won2: pl.Expr, n_pos: pl.Expr, n_neg: pl.Expr) -> pl.Expr:
 def auc(c: Counts) -> pl.Expr:
     """The AUC of a group's entries: the mean of the positives' placements V₁₀.
 
-    Written as a ratio (each positive's share of the negatives it outranks), so that no
-    two weights are multiplied; null without both classes.
+    Written as a ratio (each positive's share of the negatives it outranks, weighted by
+    the positive), so that no two weights are multiplied; null without both classes.
     """
-    placed = (c.pos * (c.neg_below2 / c.n_neg)).sum()
-    return pl.when(_both(c.n_pos, c.n_neg)).then(placed / (2.0 * c.n_pos))
+    v10, _ = placements(c)
+    return pl.when(_both(c.n_pos, c.n_neg)).then((c.pos * v10).sum() / c.n_pos)
 
 
 def sauc_of(gap_sum: pl.Expr, n_pos: pl.Expr, n_neg: pl.Expr) -> pl.Expr:
@@ -249,19 +249,23 @@ SPANS = (1, 2, 4, 8, 16, 32, 64)
 _X, _Y = _F("x"), _F("y")
 
 
-def hull_candidates(c: Counts) -> pl.Expr:
-    """Inside ``list.eval`` on a group's entries (ascending): the points that may be vertices.
+def hull_candidates(entries: pl.Expr, c: Counts) -> pl.Expr:
+    """Per group: the ROC points (``{x, y}`` = fp, tp) that may be hull vertices.
 
-    As ``{x, y}`` (fp, tp) from the highest threshold down. A vertex other than the two
+    ``entries`` is a group's list of entries (ascending), ``c`` their :class:`Counts`.
+    The points are read from the highest threshold down. A vertex other than the two
     ends is reached by a step holding a positive and left by a step holding a negative
     (after a flat step the hull is flat from there on; a point with a point straight
-    above it lies below the hull): in ascending order, an entry with positives whose
-    entry below has negatives, and the lowest entry, the point (n₋, n₊). The origin
-    (0, 0), the hull's first vertex, is not stored: the steps after read it as the fill
-    of a shift.
+    above it lies below the hull): in ascending order, a point whose tp exceeds the next
+    higher one's and whose fp is below the next lower one's; and the lowest point
+    (n₋, n₊). The origin (0, 0), the hull's first vertex, is not stored: the steps after
+    read it as the fill of a shift.
     """
-    keep = ((c.pos > 0) & (c.neg.shift(1) > 0)) | pl.int_range(pl.len()).eq(0)
-    return pl.struct(x=c.fp, y=c.tp).filter(keep).reverse()
+    points = entries.list.eval(pl.struct(x=c.fp, y=c.tp))
+    steps_in = (_Y - _Y.shift(-1, fill_value=0)) > 0  # the entry's own positives
+    steps_out = (_X.shift(1) - _X) > 0  # the next lower entry's negatives
+    keep = (steps_in & steps_out) | pl.int_range(pl.len()).eq(0)
+    return points.list.eval(_E.filter(keep).reverse())
 
 
 def _below_chord(span: int) -> pl.Expr:

@@ -124,9 +124,9 @@ def h_measure(
 
     def build(s: pl.Expr, p: pl.Expr, w: pl.Expr | None = None) -> pl.Expr:
         # unweighted: the raw rows (an unlabelled row counts nowhere)
-        candidates = f.hull_candidates(counts.listed(weighted=w is not None))
-        found = counts.in_list(s, p, w, scores=False, raw=w is None).list.eval(candidates)
-        h = f.h_measure_of_hull(f.hull(found), severity_ratio)
+        found = counts.in_list(s, p, w, scores=False, raw=w is None)
+        candidates = f.hull_candidates(found, counts.listed(weighted=w is not None))
+        h = f.h_measure_of_hull(f.hull(candidates), severity_ratio)
         return h if w is not None else _nan_if_nan_score(s, p, h)
 
     return binary_expr(
