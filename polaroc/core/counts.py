@@ -37,12 +37,12 @@ as given: its formulas are written as ratios (the AUC, average precision, KS), o
 weights already divided by their largest (``polaroc.core.inputs.binary_expr`` does so for
 the pair metrics).
 
-Declared fast paths (:data:`FAST_PATHS`): the unweighted AUC from the positives'
-mid-ranks (:func:`rank_sums`), average precision from the rows' run starts
-(:func:`precision_sums`) and KS from one signed running sum (:func:`ks_steps`), each
-measured more than 10 % faster than the list evaluator (``docs/architecture.md`` gives
-the figures) and tested equal to it (``tests/metrics/test_counting_core.py``).
-Switching :data:`FAST_PATHS` off routes every number through the evaluators.
+Declared fast path (:data:`FAST_PATHS`): KS from one signed running sum of the sorted
+rows (:func:`ks_steps`), measured more than 10 % faster than the list evaluator
+(``docs/architecture.md`` gives the figures) and tested equal to it
+(``tests/metrics/test_counting_core.py``). Switching :data:`FAST_PATHS` off routes every
+number through the evaluators. (The NumPy evaluator of bootstrap replicates is
+:mod:`polaroc.core.replicates`.)
 """
 
 from __future__ import annotations
@@ -71,10 +71,8 @@ __all__ = [
     "on_grid",
     "per_group",
     "placed",
-    "precision_sums",
     "range_breaks",
     "range_offsets",
-    "rank_sums",
     "sorted_rows",
     "spread_thresholds",
     "table",
@@ -107,6 +105,9 @@ class Counts:
     ``tp``, ``fp``
         Positives and negatives scored at or above it: the confusion counts when it is the
         threshold (predicted positive iff ``score >= threshold``).
+    ``pos_upto``, ``neg_upto``
+        Positives and negatives scored at or below it (the empirical distribution
+        functions, times the class totals).
     ``pos_below2``, ``neg_below2``
         Twice the positives (negatives) below, a tie counting ½: ``2·pos_below + pos_at``.
         A negative's ``pos_below2`` is twice the positives it outranks, a positive's
@@ -133,6 +134,8 @@ class Counts:
     neg_above: pl.Expr
     tp: pl.Expr
     fp: pl.Expr
+    pos_upto: pl.Expr
+    neg_upto: pl.Expr
     pos_below2: pl.Expr
     neg_below2: pl.Expr
     pos_scores_above: pl.Expr
@@ -194,11 +197,10 @@ def entries(*, weighted: bool = False, scores: bool = True, raw: bool = False) -
         pos, neg, bad = class_weights()
         fields.update(cpos=pos.cum_sum(), cneg=neg.cum_sum(), bad=bad)
         end = end | x.is_null()
-    elif raw:  # null scores sort last (in_list): they add to no running count before them
-        fields.update(cpos=y.cum_sum(), cneg=(~y).cum_sum())
-        end = end & x.is_not_null()
-    else:
-        fields.update(cpos=y.cum_sum(), cneg=(~y).cum_sum())
+    else:  # exact Int64 counts (products of counts are formed from them)
+        fields.update(cpos=y.cast(pl.Int64).cum_sum(), cneg=(~y).cast(pl.Int64).cum_sum())
+        if raw:  # null scores sort last (in_list): they add to no running count before them
+            end = end & x.is_not_null()
     return pl.struct([v.alias(k) for k, v in fields.items()]).filter(end)
 
 
@@ -243,17 +245,18 @@ def per_group(
     return entries.list.eval(reduction).list.first()
 
 
-def listed(*, weighted: bool = False) -> Counts:
+def listed() -> Counts:
     """The :class:`Counts` of :func:`in_list`'s entries, inside ``list.eval``.
 
-    Counts are ``Int64`` (exact) or, weighted, ``Float64``; with the running counts
+    Counts are as the evaluator gives them, ``Int64`` (exact) or, weighted, ``Float64``
+    (no cast: a list has no common-subexpression elimination, so a cast would run at
+    every reference); with the running counts
     ``C`` at or below each score and ``C'`` below it (``C`` shifted by one entry)::
 
         pos = C₊ − C₊'   pos_below = C₊'   pos_above = n₊ − C₊   tp = n₊ − C₊'
         pos_below2 = C₊ + C₊'              (and the same for the negatives)
     """
-    dtype = pl.Float64 if weighted else pl.Int64
-    cp, cn = _F("cpos").cast(dtype), _F("cneg").cast(dtype)
+    cp, cn = _F("cpos"), _F("cneg")
     cp1, cn1 = cp.shift(1, fill_value=0), cn.shift(1, fill_value=0)
     n_pos, n_neg = cp.last(), cn.last()
     x = _F("score")
@@ -278,6 +281,8 @@ def listed(*, weighted: bool = False) -> Counts:
         neg_above=n_neg - cn,
         tp=n_pos - cp1,
         fp=n_neg - cn1,
+        pos_upto=cp,
+        neg_upto=cn,
         pos_below2=cp + cp1,
         neg_below2=cn + cn1,
         pos_scores_above=above,
@@ -562,6 +567,8 @@ def columns(*, weighted: bool = False) -> Counts:
         neg_above=n_neg - (ru - pu),
         tp=n_pos - pb,
         fp=n_neg - (rb - pb),
+        pos_upto=pu,
+        neg_upto=ru - pu,
         pos_below2=pb + pu,
         neg_below2=(rb - pb) + (ru - pu),
         pos_scores_above=pl.col(SA),
@@ -679,7 +686,7 @@ def placed(
     return joined.drop(at)
 
 
-# ------------------------------------------------------------ declared fast paths
+# ------------------------------------------------------------ the collapse decision
 
 # A group's scores count as heavily tied when a sample of them repeats a lot and the
 # group has several rows per distinct value: then counting the distinct (score,
@@ -697,116 +704,15 @@ def heavily_tied(
 
     True when the first ``sample`` scores hold at most ``share`` times as many
     distinct values as scores and there are at least ``per_value`` scores per such
-    value. Used per group inside ``list.eval`` and, with a larger sample, a smaller
-    share and more rows per value, on a whole log by ``pr.evaluate``.
+    value. ``pr.evaluate`` asks it of an in-memory log (a larger sample, a smaller share
+    and more rows per value) to choose the table evaluator's ``collapse`` option.
     """
     head = scores.head(sample)
     distinct = head.n_unique()
     return (distinct <= share * head.len()) & (distinct * per_value <= scores.len())
 
 
-def _ranks_of_sorted_rows() -> pl.Expr:
-    """Inside ``list.eval`` on rows sorted by score: the fields of :func:`rank_sums`."""
-    x = _F("threshold").set_sorted()
-    y = _F("positive")
-    scored = x.is_not_null()
-    return pl.struct(
-        rank_sum=x.rank("average").filter(y).sum(),
-        n_pos=(y & scored).sum().cast(pl.Int64),
-        n_neg=(~y & scored).sum().cast(pl.Int64),
-        nan=x.last().is_nan().fill_null(False),
-    )
-
-
-def _ranks_of_sorted_counts() -> pl.Expr:
-    """Inside ``list.eval`` on ``{threshold, positive, count}`` sorted by score: the same.
-
-    A tie run spans the rows ranked ``below + 1 .. upto`` (rows counted by ``count``),
-    so each of its rows has the mid-rank ``(below + 1 + upto) / 2``.
-    """
-    x, y = _F("threshold"), _F("positive")
-    count = pl.when(x.is_not_null()).then(_F("count").cast(pl.Int64)).otherwise(0)
-    upto_row = count.cum_sum()
-    below = pl.when(x.ne_missing(x.shift(1))).then(upto_row - count).forward_fill()
-    upto = pl.when(x.ne_missing(x.shift(-1))).then(upto_row).backward_fill()
-    mid_rank = (below + upto + 1).cast(pl.Float64) / 2.0
-    return pl.struct(
-        rank_sum=(mid_rank * count).filter(y).sum(),
-        n_pos=count.filter(y).sum(),
-        n_neg=count.filter(~y).sum(),
-        nan=x.last().is_nan().fill_null(False),
-    )
-
-
-def rank_sums(score: pl.Expr, positive: pl.Expr) -> pl.Expr:
-    """Fast path: per group, ``{rank_sum, n_pos, n_neg, nan}`` from the rows' mid-ranks.
-
-    ``rank_sum`` is the sum of the positives' mid-ranks among all scores, so that
-    Σ pos·neg_below2 / 2 = rank_sum − n₊(n₊ + 1)/2 (the Mann–Whitney identity): the
-    unweighted AUC without collapsing the ties into entries. Two exact routes, chosen
-    per group from a sample of its first :data:`TIE_SAMPLE` scores: sort the (score,
-    positive) pairs and rank them (flagged as sorted, ``rank("average")`` skips its own
-    argsort), or, heavily tied, count each distinct pair first (a hash aggregation) and
-    rank the counts. The other route gets an empty slice. ``score``/``positive`` may
-    hold nulls: such a row counts nowhere. ``nan``: a usable score is NaN.
-    """
-    usable = pl.when(positive.is_not_null()).then(score)
-    rows = pl.struct(threshold=usable, positive=positive).implode()
-    tied = heavily_tied(_F("threshold"))
-
-    def none_if(condition: pl.Expr) -> pl.Expr:  # how many rows a route takes: all or none
-        return pl.when(condition).then(0).otherwise(pl.len())
-
-    by_rows = _E.head(none_if(tied))
-    in_order = by_rows.sort_by(by_rows.struct.field("threshold"))
-    sorted_route = rows.list.eval(in_order).list.eval(_ranks_of_sorted_rows())
-    pairs = _E.head(none_if(~tied)).value_counts(name="count")
-    counted = pl.struct(_F("pair").struct.field("threshold", "positive"), _F("count"))
-    counts_route = (
-        rows.list.eval(pairs.struct.rename_fields(["pair", "count"]))
-        .list.eval(counted)
-        .list.eval(_E.sort_by(_F("threshold")))
-        .list.eval(_ranks_of_sorted_counts())
-    )
-    total = pl.struct(
-        rank_sum=_F("rank_sum").sum(),
-        n_pos=_F("n_pos").sum(),
-        n_neg=_F("n_neg").sum(),
-        nan=_F("nan").any(),
-    )
-    return sorted_route.list.concat(counts_route).list.eval(total)
-
-
-def precision_sums(score: pl.Expr, positive: pl.Expr, on_entries: pl.Expr) -> pl.Expr:
-    """Fast path: per group, ``{ap, n_pos, n_neg}`` (unweighted; no nulls in the columns).
-
-    ``ap`` is Σ over the positives of the precision at their tie run (average
-    precision times n₊). Two exact routes, chosen per group as :func:`rank_sums` chooses:
-    on distinct scores the sorted rows are read without collapsing them (each
-    positive's run starts at the row ``rank("min") − 1``, cheap on sorted rows; the
-    positives at or above it are a reverse running sum, the rows a count); on heavily
-    tied scores, ``on_entries`` (the same struct, written on :func:`listed`: the core's
-    formula) over the list evaluator's entries. The other route gets an empty slice.
-    """
-    rows = pl.struct(threshold=score, positive=positive).implode()
-    tied = heavily_tied(_F("threshold"))
-
-    def routed(condition: pl.Expr) -> pl.Expr:  # the group's rows if its route, else none
-        taken = _E.head(pl.when(condition).then(pl.len()).otherwise(0))
-        return rows.list.eval(taken.sort_by(taken.struct.field("threshold")))
-
-    x, y = _F("threshold").set_sorted(), _F("positive")
-    start = x.rank("min").cast(pl.Int64) - 1
-    pos = y.cast(pl.Int64)
-    tp = pos.cum_sum(reverse=True).gather(start)
-    rows_at_or_above = pl.len().cast(pl.Int64) - start
-    on_rows = pl.struct(
-        ap=(pos * (tp / rows_at_or_above)).sum(), n_pos=pos.sum(), n_neg=(~y).sum().cast(pl.Int64)
-    )
-    distinct = routed(~tied).list.eval(on_rows)
-    collapsed = routed(tied).list.eval(entries(scores=False)).list.eval(on_entries)
-    total = pl.struct(_F("ap").sum(), _F("n_pos").sum(), _F("n_neg").sum())
-    return distinct.list.concat(collapsed).list.eval(total)
+# -------------------------------------------------------------- declared fast path
 
 
 def ks_steps(score: pl.Expr, positive: pl.Expr, weight: pl.Expr | None = None) -> pl.Expr:

@@ -215,10 +215,12 @@ def hanley_mcneil_se(theta: pl.Expr, n_pos: pl.Expr, n_neg: pl.Expr) -> pl.Expr:
 def ks(c: Counts) -> pl.Expr:
     """The two-sample Kolmogorov–Smirnov statistic, max over the scores of |F₊ − F₋|.
 
-    F(t) = 1 − (above t)/n: |F₊(t) − F₋(t)| = |n₋-share above − n₊-share above|.
+    F(t) is the class's share at or below t: |F₊ − F₋| = |C₊·n₋ − C₋·n₊| / (n₊n₋), with
+    ``C`` the counts at or below (exact integers without weights).
     """
-    gaps = (c.pos_above / c.n_pos - c.neg_above / c.n_neg).abs()
-    return pl.when(_both(c.n_pos, c.n_neg)).then(gaps.max())
+    n_pos, n_neg = c.n_pos, c.n_neg
+    gaps = (c.pos_upto * n_neg - c.neg_upto * n_pos).abs()
+    return pl.when(_both(n_pos, n_neg)).then(gaps.max() / (n_pos * n_neg))
 
 
 # ------------------------------------------------------------------ curves

@@ -61,9 +61,9 @@ def with_origin(threshold: pl.Expr, tp: pl.Expr, fp: pl.Expr) -> pl.Expr:
     )
 
 
-def points_from_counts(*, weighted: bool = False) -> pl.Expr:
+def points_from_counts() -> pl.Expr:
     """A group's entries (ascending) → its points, in descending threshold order."""
-    point = f.curve_points(counts.listed(weighted=weighted))
+    point = f.curve_points(counts.listed())
     return with_origin(*(point[k].reverse() for k in ("threshold", "tp", "fp")))
 
 
@@ -177,7 +177,7 @@ def curve_lists(
     """
     score, positive = pl.col(SCORE), pl.col(POSITIVE)
     weight = pl.col(WEIGHT) if weighted else None
-    points = points_from_counts(weighted=weighted)
+    points = points_from_counts()
     if grid is None:
         entries = counts.in_list(score, positive, weight)
         curve = entries.list.eval(points).list.eval(with_rates())

@@ -19,7 +19,7 @@ import polars as pl
 
 from polaroc.core import counts
 from polaroc.core import formulas as f
-from polaroc.core.inputs import NAN, ColumnLike, binary_expr
+from polaroc.core.inputs import ColumnLike, binary_expr
 
 __all__ = [
     "accuracy",
@@ -37,41 +37,16 @@ __all__ = [
 
 
 _E = pl.element()
-_RANKS = {k: _E.struct.field(k) for k in ("rank_sum", "n_pos", "n_neg", "nan")}
-
-
-def _rank_auc() -> pl.Expr:
-    """The AUC on the fast path's mid-rank sums (:func:`polaroc.core.counts.rank_sums`).
-
-    Σ pos·neg_below2 = 2·(R₊ − n₊(n₊ + 1)/2), twice the Mann–Whitney count (Bradley 1997,
-    §9.3; Hanley & McNeil 1982); a degenerate group is null even with a NaN score (the
-    contract: null precedes NaN).
-    """
-    n_pos, n_neg = _RANKS["n_pos"].cast(pl.Float64), _RANKS["n_neg"].cast(pl.Float64)
-    won2 = 2.0 * (_RANKS["rank_sum"] - n_pos * (n_pos + 1.0) / 2.0)
-    both = (n_pos > 0) & (n_neg > 0)
-    return pl.when(both & _RANKS["nan"]).then(NAN).when(both).then(f.auc_of(won2, n_pos, n_neg))
-
-
-def _on_ranks(reduction: pl.Expr) -> Callable[[pl.Expr, pl.Expr], pl.Expr]:
-    return lambda s, p: counts.rank_sums(s, p).list.eval(reduction).list.first()
 
 
 def _unweighted(
-    score: ColumnLike,
-    positive: ColumnLike,
-    name: str,
-    fast: pl.Expr,
-    core: Callable[[pl.Expr], pl.Expr],
+    score: ColumnLike, positive: ColumnLike, name: str, transform: Callable[[pl.Expr], pl.Expr]
 ) -> pl.Expr:
-    """``name`` on the fast path's mid-ranks (``fast``), or on the core's entries.
+    """``transform`` of the AUC of the group's entries (:func:`polaroc.core.formulas.auc`).
 
-    ``core`` maps the AUC of a group's entries (:func:`polaroc.core.formulas.auc`) to
-    the value; the two routes read the same counts (and are tested equal).
+    A degenerate group is null even with a NaN score (the contract: null precedes NaN).
     """
-    if counts.FAST_PATHS:
-        return binary_expr(score, positive, _on_ranks(fast), name=name, raw=True)
-    value = core(f.auc(counts.listed()))
+    value = transform(f.auc(counts.listed()))
     build = lambda s, p: counts.per_group(value, s, p, scores=False)  # noqa: E731
     return binary_expr(score, positive, build, name=name, two_classes=True)
 
@@ -85,7 +60,7 @@ def _weighted(
     group's raw rows (``binary_expr``'s ``raw_weight``), nulls, NaN and the weight check
     applied as weights (:func:`polaroc.core.counts.class_weights`).
     """
-    c = counts.listed(weighted=True)
+    c = counts.listed()
     value = pl.struct(value=transform(f.auc(c)), bad_weight=_E.struct.field("bad").first())
     return lambda s, p, w: counts.per_group(value, s, p, w, scores=False)
 
@@ -97,7 +72,8 @@ def auc(score: ColumnLike, positive: ColumnLike, *, weight: ColumnLike | None = 
     (positive, negative) pairs of the group. This equals the trapezoidal area under
     the empirical ROC curve (Bradley 1997, eq. 7–9 and §9.3: it is the quantity the
     Wilcoxon rank test estimates) and Hand & Till's (2001) Â = (S₀ − n₀(n₀+1)/2)/(n₀n₁)
-    (their eq. 3), computed from mid-ranks so that ties are exact.
+    (their eq. 3): read from the group's counts at its distinct scores (the counting core,
+    ``polaroc.core.counts``), so that ties are exact.
 
     Parameters
     ----------
@@ -160,7 +136,7 @@ def auc(score: ColumnLike, positive: ColumnLike, *, weight: ColumnLike | None = 
     if weight is not None:
         build = _weighted(lambda auc: auc)
         return binary_expr(score, positive, build, name="auc", weight=weight, raw_weight=True)
-    return _unweighted(score, positive, "auc", _rank_auc(), lambda auc: auc)
+    return _unweighted(score, positive, "auc", lambda auc: auc)
 
 
 def gini(score: ColumnLike, positive: ColumnLike, *, weight: ColumnLike | None = None) -> pl.Expr:
@@ -187,19 +163,16 @@ def gini(score: ColumnLike, positive: ColumnLike, *, weight: ColumnLike | None =
     if weight is not None:
         build = _weighted(lambda auc: 2.0 * auc - 1.0)
         return binary_expr(score, positive, build, name="gini", weight=weight, raw_weight=True)
-    return _unweighted(score, positive, "gini", 2.0 * _rank_auc() - 1.0, lambda a: 2.0 * a - 1.0)
+    return _unweighted(score, positive, "gini", lambda auc: 2.0 * auc - 1.0)
 
 
-def _rank_hanley_mcneil() -> pl.Expr:
-    n_pos, n_neg = _RANKS["n_pos"], _RANKS["n_neg"]
-    se = f.hanley_mcneil_se(_rank_auc(), n_pos, n_neg)
-    both = (n_pos > 0) & (n_neg > 0)
-    return pl.when(both & _RANKS["nan"]).then(NAN).otherwise(se)
-
-
-def _core_hanley_mcneil(auc: pl.Expr) -> pl.Expr:
+def _hanley_mcneil(s: pl.Expr, p: pl.Expr) -> pl.Expr:
+    """Hanley & McNeil's SE from the group's AUC and class counts (read once each)."""
     c = counts.listed()
-    return f.hanley_mcneil_se(auc, c.n_pos, c.n_neg)
+    sums = pl.struct(theta=f.auc(c), n_pos=c.n_pos, n_neg=c.n_neg)
+    found = counts.per_group(sums, s, p, scores=False)
+    theta, n_pos, n_neg = (found.struct.field(k) for k in ("theta", "n_pos", "n_neg"))
+    return f.hanley_mcneil_se(theta, n_pos, n_neg)
 
 
 def auc_se(
@@ -269,7 +242,7 @@ def auc_se(
         variance = f.delong_variance_of(counts.listed()).sqrt()
         build = lambda s, p: counts.per_group(variance, s, p, scores=False)  # noqa: E731
         return binary_expr(score, positive, build, name="auc_se", two_classes=True)
-    return _unweighted(score, positive, "auc_se", _rank_hanley_mcneil(), _core_hanley_mcneil)
+    return binary_expr(score, positive, _hanley_mcneil, name="auc_se", two_classes=True)
 
 
 # ------------------------------------------------------------------ at a threshold

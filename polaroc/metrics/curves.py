@@ -296,7 +296,7 @@ def partial_auc(
         raise ValueError(msg)
 
     def build(s: pl.Expr, p: pl.Expr, w: pl.Expr | None = None) -> pl.Expr:
-        points = counts.in_list(s, p, w).list.eval(points_from_counts(weighted=w is not None))
+        points = counts.in_list(s, p, w).list.eval(points_from_counts())
         area = points.list.eval(with_rates()).list.agg(_segment_area(lo, hi))
         if not standardize:
             return area

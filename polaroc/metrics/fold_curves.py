@@ -349,7 +349,7 @@ def _threshold(
         values = pl.lit(pl.Series([[-INF, *points]], dtype=pl.List(pl.Float64)))
     at_grid = counts.at_thresholds(pl.col("entries"), values)
     curve = (
-        at_grid.list.eval(points_from_counts(weighted=True))
+        at_grid.list.eval(points_from_counts())
         .list.eval(with_rates())
         .list.eval(_E.struct.with_fields(point=pl.int_range(pl.len())))
     )

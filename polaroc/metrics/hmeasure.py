@@ -125,7 +125,7 @@ def h_measure(
     def build(s: pl.Expr, p: pl.Expr, w: pl.Expr | None = None) -> pl.Expr:
         # unweighted: the raw rows (an unlabelled row counts nowhere)
         found = counts.in_list(s, p, w, scores=False, raw=w is None)
-        candidates = f.hull_candidates(found, counts.listed(weighted=w is not None))
+        candidates = f.hull_candidates(found, counts.listed())
         h = f.h_measure_of_hull(f.hull(candidates), severity_ratio)
         return h if w is not None else _nan_if_nan_score(s, p, h)
 
@@ -187,6 +187,6 @@ def ks_statistic(
             n_pos, n_neg = e("n_pos"), e("n_neg")
             ks = pl.when((n_pos > 0.0) & (n_neg > 0.0)).then(e("gap") / (n_pos * n_neg))
             return counts.ks_steps(s, p, w).list.eval(ks).list.first()
-        return counts.per_group(f.ks(counts.listed(weighted=w is not None)), s, p, w, scores=False)
+        return counts.per_group(f.ks(counts.listed()), s, p, w, scores=False)
 
     return binary_expr(score, positive, build, name="ks_statistic", weight=weight, two_classes=True)

@@ -185,7 +185,7 @@ def _rates_at(drawn: pl.LazyFrame, keys: list[str], at: list[float]) -> pl.LazyF
     sensitivity = TP/N₊ (scored ``>= t``), specificity = TN/N₋ (scored below ``t``).
     """
     thresholds = pl.lit(pl.Series([list(dict.fromkeys([-INF, *at]))], dtype=pl.List(pl.Float64)))
-    k = counts.listed(weighted=True)  # at_thresholds' counts are Float64
+    k = counts.listed()
     rates = pl.struct(threshold=k.score, _pr_se=k.tp / k.n_pos, _pr_sp=(k.n_neg - k.fp) / k.n_neg)
     entries = counts.in_list(pl.col(SCORE), pl.col(POSITIVE))
     at_grid = counts.at_thresholds(pl.col("_pr_entries"), thresholds).list.eval(rates)

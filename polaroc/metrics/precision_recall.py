@@ -53,13 +53,8 @@ def _precision_sum(k: Counts) -> pl.Expr:
 
 
 def _unweighted(s: pl.Expr, p: pl.Expr) -> pl.Expr:
-    """Average precision of the group's filtered rows: the fast path, or the core's entries."""
+    """Average precision of the group's filtered rows, from its entries."""
     k = counts.listed()
-    if counts.FAST_PATHS:
-        on_entries = pl.struct(ap=_precision_sum(k), n_pos=k.n_pos, n_neg=k.n_neg)
-        e = _E.struct.field
-        value = f.average_precision_of(e("ap"), e("n_pos"), e("n_neg"))
-        return counts.precision_sums(s, p, on_entries).list.eval(value).list.first()
     value = f.average_precision_of(_precision_sum(k), k.n_pos, k.n_neg)
     return counts.per_group(value, s, p, scores=False)
 
@@ -72,7 +67,7 @@ def _weighted(s: pl.Expr, p: pl.Expr, w: pl.Expr) -> pl.Expr:
     each term is a weight times a ratio of sums, so 1e160 or 1e-170 neither overflow
     nor underflow.
     """
-    k = counts.listed(weighted=True)
+    k = counts.listed()
     value = f.average_precision_of(_precision_sum(k), k.n_pos, k.n_neg)
     checked = pl.struct(value=value, bad_weight=_E.struct.field("bad").first())
     return counts.per_group(checked, s, p, w, scores=False)
@@ -172,7 +167,7 @@ def _pr_table(
     frame, keys = curve_input(log, by, columns, weight)
     score, positive = pl.col(SCORE), pl.col(POSITIVE)
     w = None if weight is None else pl.col(WEIGHT)
-    points = _pr_points(counts.listed(weighted=w is not None))
+    points = _pr_points(counts.listed())
     curve = counts.in_list(score, positive, w).list.eval(points)
     curves = frame.group_by(keys).agg(has_nan=score.is_nan().any(), curve=curve)
     return explode_curves(curves, keys, ("threshold", "precision", "recall", "tp", "fp"))

@@ -34,7 +34,7 @@ def _of_counts(
 
     Weighted, the weights arrive divided by their largest (``binary_expr``'s pair metrics).
     """
-    k = counts.listed(weighted=w is not None)
+    k = counts.listed()
     both = (k.n_pos > 0) & (k.n_neg > 0)
     return counts.per_group(pl.when(both).then(value(k)), s, p, w)
 

@@ -239,7 +239,7 @@ def assemble(
 ) -> pl.DataFrame:
     """The per-fold table of the big groups, as :func:`polaroc.evaluate` assembles it.
 
-    ``sums``: per (group id, class, label) the sums of ``_block_sums``; ``flags``:
+    ``sums``: per (group id, class, label) the sums of ``core.blocks.block_sums``; ``flags``:
     per (group id, class) the row flags; ``big``: by…, ``_pr_gid``; ``c1``: per
     group id ``n`` and ``c1`` for logs judged per sample (else ``None``).
     """
