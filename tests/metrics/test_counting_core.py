@@ -38,6 +38,7 @@ NAN, INF = float("nan"), float("inf")
 # over the core route (docs/architecture.md, "Fast paths"; benchmarks/bench_core.py).
 FAST = {
     "counts.ks_steps": ("pr.ks_statistic", "KS_FIGURE"),
+    "counts.precision_sums": ("pr.average_precision (unweighted)", "AP_FIGURE"),
     "replicates.replicate_aucs": ("pr.bootstrap_test", "REPLICATES_FIGURE"),
 }
 
@@ -164,7 +165,11 @@ def awkward_groups(draw: st.DrawFn) -> pl.DataFrame:
 def _fast_path_numbers(log: pl.DataFrame) -> pl.DataFrame:
     return (
         log.group_by("g")
-        .agg(pr.ks_statistic("s", "y"), pr.ks_statistic("s", "y", weight="w").alias("ks_w"))
+        .agg(
+            pr.ks_statistic("s", "y"),
+            pr.ks_statistic("s", "y", weight="w").alias("ks_w"),
+            pr.average_precision("s", "y"),
+        )
         .sort("g")
     )
 
