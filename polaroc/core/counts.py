@@ -154,19 +154,26 @@ def _offset(x: pl.Expr) -> pl.Expr:
 
 
 def sorted_rows(
-    score: pl.Expr, positive: pl.Expr, weight: pl.Expr | None = None, *, nulls_last: bool = False
+    score: pl.Expr,
+    positive: pl.Expr,
+    weight: pl.Expr | None = None,
+    *,
+    nulls_last: bool = False,
+    descending: bool = False,
 ) -> pl.Expr:
-    """Return, per group, the list of ``{threshold, positive[, weight]}`` in ascending score order.
+    """Return, per group, the list of ``{threshold, positive[, weight]}`` in score order.
 
     The pairs are gathered into one list per group and sorted there by their score
     (``sort_by`` inside ``list.eval``): measured at 1.1–1.3x the cost of sorting the
     score column alone, about 15 % less than ``sort_by`` in the aggregation (which
-    evaluates the score expression twice). Null scores sort first (``nulls_last``: last).
+    evaluates the score expression twice). Ascending (``descending``: the reverse);
+    null scores first (``nulls_last``: last).
     """
     row = pl.struct(threshold=score, positive=positive)
     if weight is not None:
         row = pl.struct(threshold=score, positive=positive, weight=weight)
-    return row.implode().list.eval(_E.sort_by(_F("threshold"), nulls_last=nulls_last))
+    in_order = _E.sort_by(_F("threshold"), descending=descending, nulls_last=nulls_last)
+    return row.implode().list.eval(in_order)
 
 
 def class_weights() -> tuple[pl.Expr, pl.Expr, pl.Expr]:
@@ -213,6 +220,7 @@ def in_list(
     *,
     scores: bool = True,
     raw: bool = False,
+    descending: bool = False,
 ) -> pl.Expr:
     """The list evaluator: per group, one entry per distinct score in ascending order.
 
@@ -224,13 +232,16 @@ def in_list(
     the rows are taken as they are (:func:`class_weights` applies the policies, nulls
     included) and every entry also holds ``bad``, whether a weight of the group is
     negative, NaN or infinite (each null-score row is an entry of its own with no
-    weight, so that a group of null scores still carries it).
+    weight, so that a group of null scores still carries it). ``descending``: the
+    entries from the highest score down, their running counts those at or above each
+    (read them with ``listed(descending=True)``).
     """
     found = entries(weighted=weight is not None, scores=scores, raw=raw)
     raw = raw and weight is None
     if raw:  # an unlabelled row has no score, and null scores sort last
         score = pl.when(positive.is_not_null()).then(score)
-    return sorted_rows(score, positive, weight, nulls_last=raw).list.eval(found)
+    rows = sorted_rows(score, positive, weight, nulls_last=raw, descending=descending)
+    return rows.list.eval(found)
 
 
 def per_group(
@@ -247,16 +258,19 @@ def per_group(
     return entries.list.eval(reduction).list.first()
 
 
-def listed() -> Counts:
+def listed(*, descending: bool = False) -> Counts:
     """The :class:`Counts` of :func:`in_list`'s entries, inside ``list.eval``.
 
     Counts are as the evaluator gives them, ``Int64`` (exact) or, weighted, ``Float64``
     (no cast: a list has no common-subexpression elimination, so a cast would run at
-    every reference); with the running counts
-    ``C`` at or below each score and ``C'`` below it (``C`` shifted by one entry)::
+    every reference); with the running counts ``C`` at or below each score and ``C'``
+    below it (``C`` shifted by one entry)::
 
         pos = C₊ − C₊'   pos_below = C₊'   pos_above = n₊ − C₊   tp = n₊ − C₊'
         pos_below2 = C₊ + C₊'              (and the same for the negatives)
+
+    ``descending``: entries from the highest score down, ``C`` the counts at or above
+    (``tp = C₊``, ``pos_above = C₊'``, ``pos_below = n₊ − C₊``).
     """
     cp, cn = _F("cpos"), _F("cneg")
     cp1, cn1 = cp.shift(1, fill_value=0), cn.shift(1, fill_value=0)
@@ -264,9 +278,19 @@ def listed() -> Counts:
     x = _F("score")
     offset = _offset(x)
     centred = x - offset
+    pos, neg = cp - cp1, cn - cn1
+    if descending:
+        # the positives' centred scores strictly above: a running sum of the entries before
+        own = pl.when(pos > 0).then(pos * centred).otherwise(0.0)
+        return Counts(
+            score=x, centred=centred, offset=offset, pos=pos, neg=neg, pos_at=pos,
+            neg_at=neg, pos_below=n_pos - cp, neg_below=n_neg - cn, pos_above=cp1,
+            neg_above=cn1, tp=cp, fp=cn, pos_upto=n_pos - cp1, neg_upto=n_neg - cn1,
+            pos_below2=2 * n_pos - cp - cp1, neg_below2=2 * n_neg - cn - cn1,
+            pos_scores_above=own.cum_sum().shift(1, fill_value=0.0), n_pos=n_pos, n_neg=n_neg,
+        )  # fmt: skip
     # the positives' centred scores strictly above: a reverse running sum of the entries
     # above (never a difference: an infinite score must not turn into inf − inf)
-    pos = cp - cp1
     own = pl.when(pos > 0).then(pos * centred).otherwise(0.0)
     above = own.cum_sum(reverse=True).shift(-1, fill_value=0.0)
     return Counts(
@@ -274,9 +298,9 @@ def listed() -> Counts:
         centred=centred,
         offset=offset,
         pos=pos,
-        neg=cn - cn1,
-        pos_at=cp - cp1,
-        neg_at=cn - cn1,
+        neg=neg,
+        pos_at=pos,
+        neg_at=neg,
         pos_below=cp1,
         neg_below=cn1,
         pos_above=n_pos - cp,

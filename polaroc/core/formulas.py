@@ -251,23 +251,19 @@ SPANS = (1, 2, 4, 8, 16, 32, 64)
 _X, _Y = _F("x"), _F("y")
 
 
-def hull_candidates(entries: pl.Expr, c: Counts) -> pl.Expr:
-    """Per group: the ROC points (``{x, y}`` = fp, tp) that may be hull vertices.
+def hull_candidates(c: Counts, dtype: pl.DataType | type[pl.DataType]) -> pl.Expr:
+    """The hull's candidate vertices, ``{x, y}`` = (fp, tp) stored as ``dtype``.
 
-    ``entries`` is a group's list of entries (ascending), ``c`` their :class:`Counts`.
-    The points are read from the highest threshold down. A vertex other than the two
-    ends is reached by a step holding a positive and left by a step holding a negative
-    (after a flat step the hull is flat from there on; a point with a point straight
-    above it lies below the hull): in ascending order, a point whose tp exceeds the next
-    higher one's and whose fp is below the next lower one's; and the lowest point
-    (n₋, n₊). The origin (0, 0), the hull's first vertex, is not stored: the steps after
-    read it as the fill of a shift.
+    Inside ``list.eval`` on a group's entries from the highest score down. A vertex other
+    than the two ends is reached by a step holding a positive and left by a step holding
+    a negative (after a flat step the hull is flat from there on; a point with a point
+    straight above it lies below the hull): an entry with positives whose next (lower)
+    entry has negatives, and the last point (n₋, n₊). The origin (0, 0), the hull's first
+    vertex, is not stored: the steps after read it as the fill of a shift.
     """
-    points = entries.list.eval(pl.struct(x=c.fp, y=c.tp))
-    steps_in = (_Y - _Y.shift(-1, fill_value=0)) > 0  # the entry's own positives
-    steps_out = (_X.shift(1) - _X) > 0  # the next lower entry's negatives
-    keep = (steps_in & steps_out) | pl.int_range(pl.len()).eq(0)
-    return points.list.eval(_E.filter(keep).reverse())
+    next_neg = c.neg.shift(-1)
+    keep = ((c.pos > 0) & (next_neg > 0)) | next_neg.is_null()
+    return pl.struct(x=c.fp.cast(dtype), y=c.tp.cast(dtype)).filter(keep)
 
 
 def _below_chord(span: int) -> pl.Expr:
@@ -276,7 +272,7 @@ def _below_chord(span: int) -> pl.Expr:
     Before the first ``span`` points the left neighbour is the origin, itself a hull
     vertex: a point below any chord between points of the curve is not a vertex.
     """
-    x, y = _X.cast(pl.Float64), _Y.cast(pl.Float64)
+    x, y = _X.cast(pl.Float64), _Y.cast(pl.Float64)  # counts: products need more
     dx0, dy0 = x - x.shift(span, fill_value=0.0), y - y.shift(span, fill_value=0.0)
     dx1, dy1 = x.shift(-span) - x, y.shift(-span) - y
     return (dx0 * dy1 - dy0 * dx1 >= 0.0).fill_null(False)

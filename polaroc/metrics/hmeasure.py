@@ -124,8 +124,9 @@ def h_measure(
 
     def build(s: pl.Expr, p: pl.Expr, w: pl.Expr | None = None) -> pl.Expr:
         # unweighted: the raw rows (an unlabelled row counts nowhere)
-        found = counts.in_list(s, p, w, scores=False, raw=w is None)
-        candidates = f.hull_candidates(found, counts.listed())
+        found = counts.in_list(s, p, w, scores=False, raw=w is None, descending=True)
+        stored = pl.UInt32 if w is None else pl.Float64  # a list holds < 2³² rows
+        candidates = found.list.eval(f.hull_candidates(counts.listed(descending=True), stored))
         h = f.h_measure_of_hull(f.hull(candidates), severity_ratio)
         return h if w is not None else _nan_if_nan_score(s, p, h)
 

@@ -29,6 +29,7 @@ from sklearn.metrics import average_precision_score
 
 import polaroc as pr
 from polaroc.core import counts
+from polaroc.core import formulas as f
 from polaroc.core.replicates import draws, replicate_aucs
 from tests.metrics.reference.cases import binary_log, multiclass_log
 
@@ -567,3 +568,27 @@ def test_the_replicates_evaluator_equals_the_core(digits: int | None, core_only:
     )
     core = rows.group_by("b").agg(pr.auc("s", "y")).sort("b")["auc"].to_numpy()
     assert np.allclose(got, core, rtol=0, atol=1e-12)
+
+
+@settings(max_examples=30, deadline=None)
+@given(g=groups())
+def test_the_descending_entries_are_the_same_counts(g: pl.DataFrame) -> None:
+    """Every formula reads the same numbers from entries in either order (``descending``)."""
+    s, y = pl.col("score"), pl.col("label")
+
+    def numbers(descending: bool) -> dict[str, float]:
+        c = counts.listed(descending=descending)
+        values = pl.struct(
+            auc=f.auc(c),
+            sauc=f.sauc_parts(c)["sauc"],
+            r_pos=f.sauc_parts(c)["r_pos"],
+            ks=f.ks(c),
+            var=f.delong_variance_of(c),
+            ap=f.pair_terms(c)["ap"].sum(),
+        )
+        entries = counts.in_list(s, y, descending=descending)
+        return g.select(entries.list.eval(values).list.first().struct.unnest()).row(0, named=True)
+
+    up, down = numbers(False), numbers(True)
+    for name, value in up.items():
+        assert down[name] == pytest.approx(value, abs=1e-12, nan_ok=True), name
