@@ -172,7 +172,9 @@ def block_sums(
     (each positive's precision). Each term is a column first and the aggregation
     plain sums (Polars aggregates plain columns much faster than expressions).
     """
-    terms = f.pair_terms(counts.columns(weighted=weighted))
+    read_often = ("pos", "neg", "pos_below2", "neg_below2")
+    entries, c = counts.materialised(entries, counts.columns(weighted=weighted), read_often)
+    terms = f.pair_terms(c)
     size = pl.col(W).sum() if weighted else pl.len().cast(pl.Int64)
     return (
         entries.select(

@@ -12,9 +12,12 @@ Two evaluators fill it in:
 :func:`in_list`
     inside a group's list (``group_by().agg()``, ``select``, ``over``): the group's rows
     are sorted once in the list and collapsed to one entry per distinct score holding
-    the running counts; :func:`listed` reads them as a :class:`Counts`. The aggregating
-    expressions (``pr.sauc``, ``pr.average_precision``, ``pr.auc_se``, ``pr.h_measure``,
-    ``pr.ks_statistic``, ``pr.partial_auc``, the weighted AUC) and the curves read it.
+    the running counts; :func:`listed` reads them as a :class:`Counts`. Options: raw
+    rows (nulls counting nowhere), case weights, descending order, a fixed grid
+    (:func:`on_grid`), given thresholds (:func:`at_thresholds`). The aggregating
+    expressions (``pr.auc``, ``pr.gini``, ``pr.sauc``, ``pr.average_precision``,
+    ``pr.auc_se``, ``pr.h_measure``, ``pr.ks_statistic``, ``pr.partial_auc``) and the
+    curves read it.
 :func:`table`
     over a table: each group's rows are sorted once in a list, exploded, and every row
     gets the running counts of its score's run (an *entry* per row); :func:`columns`
@@ -49,7 +52,7 @@ number through the evaluators. (The NumPy evaluator of bootstrap replicates is
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import polars as pl
@@ -69,6 +72,7 @@ __all__ = [
     "in_list",
     "ks_steps",
     "listed",
+    "materialised",
     "on_grid",
     "per_group",
     "placed",
@@ -107,6 +111,8 @@ class Counts:
     ``tp``, ``fp``
         Positives and negatives scored at or above it: the confusion counts when it is the
         threshold (predicted positive iff ``score >= threshold``).
+    ``at_or_above``
+        ``tp + fp``: the samples scored at or above it.
     ``pos_upto``, ``neg_upto``
         Positives and negatives scored at or below it (the empirical distribution
         functions, times the class totals).
@@ -136,6 +142,7 @@ class Counts:
     neg_above: pl.Expr
     tp: pl.Expr
     fp: pl.Expr
+    at_or_above: pl.Expr
     pos_upto: pl.Expr
     neg_upto: pl.Expr
     pos_below2: pl.Expr
@@ -285,7 +292,8 @@ def listed(*, descending: bool = False) -> Counts:
         return Counts(
             score=x, centred=centred, offset=offset, pos=pos, neg=neg, pos_at=pos,
             neg_at=neg, pos_below=n_pos - cp, neg_below=n_neg - cn, pos_above=cp1,
-            neg_above=cn1, tp=cp, fp=cn, pos_upto=n_pos - cp1, neg_upto=n_neg - cn1,
+            neg_above=cn1, tp=cp, fp=cn, at_or_above=cp + cn, pos_upto=n_pos - cp1,
+            neg_upto=n_neg - cn1,
             pos_below2=2 * n_pos - cp - cp1, neg_below2=2 * n_neg - cn - cn1,
             pos_scores_above=own.cum_sum().shift(1, fill_value=0.0), n_pos=n_pos, n_neg=n_neg,
         )  # fmt: skip
@@ -307,6 +315,7 @@ def listed(*, descending: bool = False) -> Counts:
         neg_above=n_neg - cn,
         tp=n_pos - cp1,
         fp=n_neg - cn1,
+        at_or_above=(n_pos + n_neg) - (cp1 + cn1),
         pos_upto=cp,
         neg_upto=cn,
         pos_below2=cp + cp1,
@@ -593,6 +602,7 @@ def columns(*, weighted: bool = False) -> Counts:
         neg_above=n_neg - (ru - pu),
         tp=n_pos - pb,
         fp=n_neg - (rb - pb),
+        at_or_above=n_rows - rb,
         pos_upto=pu,
         neg_upto=ru - pu,
         pos_below2=pb + pu,
@@ -601,6 +611,20 @@ def columns(*, weighted: bool = False) -> Counts:
         n_pos=n_pos,
         n_neg=n_neg,
     )
+
+
+def materialised(
+    entries: pl.LazyFrame, c: Counts, fields: Sequence[str]
+) -> tuple[pl.LazyFrame, Counts]:
+    """``entries`` with the ``fields`` of ``c`` as columns, and the :class:`Counts` reading them.
+
+    For a table's terms that read a field several times: computed once as a column
+    (measured 4–5 % off ``pr.evaluate``'s block sums; the select's common-subexpression
+    elimination does not catch them).
+    """
+    names = {name: f"_pr_f_{name}" for name in fields}
+    found = entries.with_columns(getattr(c, name).alias(col) for name, col in names.items())
+    return found, replace(c, **{name: pl.col(col) for name, col in names.items()})
 
 
 def range_breaks(quantiles: Sequence[float | None]) -> pl.Series:

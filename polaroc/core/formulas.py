@@ -84,7 +84,7 @@ def precision(c: Counts) -> pl.Expr:
 
     Every threshold is the score of at least one sample, so tp + fp > 0.
     """
-    return c.tp / (c.tp + c.fp)
+    return c.tp / c.at_or_above
 
 
 def pair_terms(c: Counts) -> dict[str, pl.Expr]:
