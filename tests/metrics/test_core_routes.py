@@ -1,10 +1,11 @@
-"""The routes moved onto the counting core give the numbers of the code they replace.
+"""Routes onto the counting core, checked against independent references.
 
-Issue 21: DeLong's placement values (``compare/delong.py``), the average precision of
-the expression path (``metrics/precision_recall.py``) and the big-group bucket sums
-(``scale/_big_groups.py``) now read ``polaroc.core.counts``. Each old function is kept
-here, frozen as it stood before the change, as the reference: on random logs (binary,
-multiclass, weighted, ties, NaN, −0.0, repeats) the new route must equal it to 1e-12.
+DeLong's placement values (``compare/delong.py``, from the table evaluator through
+``counts.placed``) against the mid-rank windows of the code they replaced (Sun & Xu
+2014's form, frozen here) and ``delong_test`` against figures computed from them; the
+big groups' bucket sums (the table evaluator's buckets option) against the same blocks
+counted in one bucket; the curve tables of one group against the same group keyed. On
+random logs (binary, multiclass, weighted, ties, NaN, −0.0, repeats), to 1e-12.
 """
 
 from __future__ import annotations
@@ -130,7 +131,7 @@ def test_delong_test_equals_its_frozen_figures() -> None:
         _close(out[name], want[name])
 
 
-# ------------------------------------ frozen: precision_recall._average_precision_of_sorted
+# ----------------------------------------- the buckets option: ranges add up to the block
 
 
 def _big_log(seed: int, n: int, n_classes: int) -> pl.DataFrame:
@@ -156,7 +157,9 @@ def _big_log(seed: int, n: int, n_classes: int) -> pl.DataFrame:
     ("seed", "n_classes", "nan", "inf"),
     [(0, 2, False, False), (1, 2, True, True), (2, 3, False, True), (3, 4, True, False)],
 )
-def test_bucket_sums_equal_the_old_ones(seed: int, n_classes: int, nan: bool, inf: bool) -> None:
+def test_bucket_sums_add_up_to_the_blocks_sums(
+    seed: int, n_classes: int, nan: bool, inf: bool
+) -> None:
     log = _big_log(seed, 3000, n_classes)
     if nan:
         log = log.with_columns(
@@ -197,7 +200,7 @@ def test_bucket_sums_equal_the_old_ones(seed: int, n_classes: int, nan: bool, in
         _close(new[name], old[name])
 
 
-# ------------------ frozen: the curve explode helpers (_curves, thresholds, precision_recall)
+# ---------------------------------------------------------------- one-group curve tables
 
 
 def _curve_log(seed: int, classes: bool) -> pl.DataFrame:
@@ -234,6 +237,3 @@ def test_one_group_tables_by_empty(table: object) -> None:
     whole = table(log, by=()).collect()  # type: ignore[operator]
     keyed = table(log.with_columns(g=0), by="g").collect().drop("g")  # type: ignore[operator]
     assert_frame_equal(whole, keyed)
-
-
-# ------------------------------------------------- frozen: binary._delong_variance
