@@ -1,17 +1,11 @@
-"""The counting core (issue 33): its declared fast paths, and the public numbers it serves.
+"""The counting core (issue 33): its declared fast path, and the public numbers it serves.
 
 Sections:
 
-``fast``
-    the declared fast paths (``polaroc.core.counts.FAST_PATHS``) against the core route
-    they stand in for, on the log of ``bench_binary`` (``--rows`` rows, 80 groups),
-    distinct and tied scores: ``pr.average_precision`` (the sorted rows read at their run
-    starts) and ``pr.ks_statistic`` (one signed running sum), unweighted and weighted. A
-    fast path stays only if it is more than 10 % faster. (Run it with
-    ``POLARS_MAX_THREADS=1`` on a shared machine: an aggregation runs on one core.)
 ``replicates``
-    the NumPy evaluator of bootstrap replicates (``polaroc.core.replicates``) against the
-    list evaluator on the same drawn rows (``--samples`` samples, ``--replicates`` draws).
+    the NumPy evaluator of bootstrap replicates (``polaroc.core.replicates``, the one
+    declared fast path) against the list evaluator on the same drawn rows
+    (``--samples`` samples, ``--replicates`` draws).
 ``public``
     the public rank-based numbers in one query each, as ratios of the per-group sort
     (the floor): ``pr.auc`` (and weighted), ``pr.evaluate`` (and weighted),
@@ -19,10 +13,12 @@ Sections:
     the path, so that two trees can be timed alternately in one session
     (``PYTHONPATH=<tree> python -m benchmarks.bench_core --sections public --json``).
 
-Every core route is checked to agree with its fast path (1e-9) before a time is taken.
-Times are medians of round-robin rounds (``--repeat``).
+``--cpu`` reports the least CPU time of the rounds instead of the median wall time: on a
+shared machine it moves much less with the load (run with ``POLARS_MAX_THREADS=1``: an
+aggregation runs on one core). Every core route is checked against the fast path (1e-9)
+before a time is taken.
 
-Run: python -m benchmarks.bench_core [--rows 2000000] [--repeat 7] [--sections fast,...]
+Run: python -m benchmarks.bench_core [--rows 2000000] [--repeat 7] [--sections replicates,public]
 """
 
 from __future__ import annotations
@@ -36,7 +32,7 @@ import numpy as np
 import polars as pl
 
 import polaroc as pr
-from benchmarks.common import as_dict, assert_agree, binary_log, time_all
+from benchmarks.common import binary_log, time_all
 
 BY = ["model", "fold"]
 FLOOR = "per-group sort (floor)"
@@ -51,62 +47,7 @@ def _expr(metric: Callable[[], pl.Expr]) -> Callable[[pl.DataFrame], pl.DataFram
     return lambda df: df.group_by(BY).agg(metric().alias("value"))
 
 
-# --------------------------------------------------------------------- fast paths
-
-
-def _routed(df: pl.DataFrame, metric: Callable[[], pl.Expr], *, fast: bool) -> Callable[[], object]:
-    """Run ``metric``'s query with the fast paths on or off (restored after)."""
-    from polaroc.core import counts
-
-    def run() -> object:
-        counts.FAST_PATHS = fast
-        try:
-            return _expr(metric)(df)
-        finally:
-            counts.FAST_PATHS = True
-
-    return run
-
-
-FAST_PATHS = {
-    "pr.average_precision": lambda: pr.average_precision("score", "label"),
-    "pr.ks_statistic": lambda: pr.ks_statistic("score", "label"),
-    "pr.ks_statistic(weight=)": lambda: pr.ks_statistic("score", "label", weight="w"),
-}
-
-
-def fast_paths(rows: int, repeat: int, ties: int, *, cpu: bool = False) -> str:
-    from polaroc.core import counts
-
-    out = []
-    for distinct in (None, ties):
-        df = binary_log(rows, distinct=distinct).with_columns(
-            w=pl.Series(np.random.default_rng(1).exponential(size=rows))
-        )
-        methods: dict[str, Callable[[], object]] = {}
-        for name, metric in FAST_PATHS.items():
-            counts.FAST_PATHS = True
-            fast = _expr(metric)(df)
-            counts.FAST_PATHS = False
-            core = _expr(metric)(df)  # the fast paths are read when the query is built
-            counts.FAST_PATHS = True
-            assert_agree(as_dict(fast, "value"), as_dict(core, "value"), name)
-            methods[f"{name}, fast path"] = _routed(df, metric, fast=True)
-            methods[f"{name}, core"] = _routed(df, metric, fast=False)
-        seconds = _seconds(methods, repeat, cpu=cpu)
-        kind = "distinct scores" if distinct is None else f"{ties:,} distinct score values"
-        what = "least CPU s" if cpu else "median s"
-        lines = [
-            f"### Fast paths against the core: {rows:,} rows, 80 groups, {kind}",
-            "",
-            f"| fast path | {what}, fast path | {what}, core | core ÷ fast path |",
-            "|---|---:|---:|---:|",
-        ]
-        for name in FAST_PATHS:
-            fast_s, core_s = seconds[f"{name}, fast path"], seconds[f"{name}, core"]
-            lines.append(f"| {name} | {fast_s:.3f} | {core_s:.3f} | {core_s / fast_s:.2f} |")
-        out.append("\n".join(lines))
-    return "\n\n".join(out)
+# ------------------------------------------------------------------------ timing
 
 
 def _seconds(
@@ -122,7 +63,6 @@ def _seconds(
 
 
 def replicates(samples: int, n_boot: int, repeat: int, *, cpu: bool = False) -> str:
-    from polaroc.core import counts
     from polaroc.core.replicates import draws, replicate_aucs
 
     rng = np.random.default_rng(0)
@@ -139,11 +79,7 @@ def replicates(samples: int, n_boot: int, repeat: int, *, cpu: bool = False) -> 
     )
 
     def core() -> np.ndarray:
-        counts.FAST_PATHS = False
-        try:
-            return rows.group_by("b").agg(pr.auc("s", "y")).sort("b")["auc"].to_numpy()
-        finally:
-            counts.FAST_PATHS = True
+        return rows.group_by("b").agg(pr.auc("s", "y")).sort("b")["auc"].to_numpy()
 
     if not np.allclose(replicate_aucs(score, label, drawn), core(), rtol=0, atol=1e-9):
         raise AssertionError("the NumPy replicates disagree with the core")
@@ -248,17 +184,14 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--rows", type=float, default=2e6)
     parser.add_argument("--repeat", type=int, default=7)
-    parser.add_argument("--ties", type=int, default=1000)
     parser.add_argument("--samples", type=int, default=10_000)
     parser.add_argument("--replicates", type=int, default=2000)
-    parser.add_argument("--sections", default="fast,replicates,public")
+    parser.add_argument("--sections", default="replicates,public")
     parser.add_argument("--json", action="store_true", help="public: print the medians as JSON")
     parser.add_argument("--cpu", action="store_true", help="least CPU time, not median wall")
     args = parser.parse_args()
     rows = int(args.rows)
     sections = args.sections.split(",")
-    if "fast" in sections:
-        print(fast_paths(rows, args.repeat, args.ties, cpu=args.cpu) + "\n", flush=True)
     if "replicates" in sections:
         text = replicates(args.samples, args.replicates, args.repeat, cpu=args.cpu)
         print(text + "\n", flush=True)

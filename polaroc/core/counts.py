@@ -40,13 +40,11 @@ as given: its formulas are written as ratios (the AUC, average precision, KS), o
 weights already divided by their largest (``polaroc.core.inputs.binary_expr`` does so for
 the pair metrics).
 
-Declared fast paths (:data:`FAST_PATHS`): KS from one signed running sum of the sorted
-rows (:func:`ks_steps`) and the unweighted average precision from the sorted rows' run
-starts (:func:`precision_sums`), each measured more than 10 % faster than the list
-evaluator (``docs/architecture.md`` gives the figures) and tested equal to it
-(``tests/metrics/test_counting_core.py``). Switching :data:`FAST_PATHS` off routes every
-number through the evaluators. (The NumPy evaluator of bootstrap replicates is
-:mod:`polaroc.core.replicates`.)
+No Polars fast path stands beside the evaluators: the former ones (the AUC from the
+positives' mid-rank sums, average precision from the sorted rows' run starts, KS from one
+signed running sum) measured within 10 % of them, or slower (``docs/architecture.md``).
+The one declared fast path is the NumPy evaluator of bootstrap replicates,
+:mod:`polaroc.core.replicates`.
 """
 
 from __future__ import annotations
@@ -60,7 +58,6 @@ import polars as pl
 from polaroc.core.names import POSITIVE, SCALE, SCORE, WEIGHT
 
 __all__ = [
-    "FAST_PATHS",
     "GID",
     "Counts",
     "at_thresholds",
@@ -70,13 +67,11 @@ __all__ = [
     "entries",
     "heavily_tied",
     "in_list",
-    "ks_steps",
     "listed",
     "materialised",
     "on_grid",
     "per_group",
     "placed",
-    "precision_sums",
     "range_breaks",
     "range_offsets",
     "sorted_rows",
@@ -84,9 +79,6 @@ __all__ = [
     "table",
     "with_offsets",
 ]
-
-# The fast paths are on; a test switches them off to see every number read the evaluators.
-FAST_PATHS = True
 
 _E = pl.element()
 _F = _E.struct.field
@@ -766,49 +758,3 @@ def heavily_tied(
     head = scores.head(sample)
     distinct = head.n_unique()
     return (distinct <= share * head.len()) & (distinct * per_value <= scores.len())
-
-
-# ------------------------------------------------------------- declared fast paths
-
-
-def ks_steps(score: pl.Expr, positive: pl.Expr, weight: pl.Expr | None = None) -> pl.Expr:
-    """Fast path: per group, ``{gap, n_pos, n_neg}``: KS's largest gap, from one running sum.
-
-    n₋·C₊ − n₊·C₋ (``C`` the running counts at or below a score) is one running sum of
-    +n₋ per positive and −n₊ per negative (exact integers without weights), read at the
-    end of each tie run: ``gap`` is its largest absolute value, n₊·n₋·KS. ``score`` and
-    ``positive`` hold no nulls.
-    """
-    t, y = _F("threshold"), _F("positive")
-    if weight is None:
-        n_pos = y.sum().cast(pl.Float64)
-        n_neg = pl.len().cast(pl.Float64) - n_pos
-        step = pl.when(y).then(n_neg).otherwise(-n_pos)
-    else:
-        wt = _F("weight")
-        n_pos, n_neg = wt.filter(y).sum(), wt.filter(~y).sum()
-        step = pl.when(y).then(n_neg * wt).otherwise(-n_pos * wt)
-    end = t.ne_missing(t.shift(-1))
-    sums = pl.struct(gap=step.cum_sum().filter(end).abs().max(), n_pos=n_pos, n_neg=n_neg)
-    return sorted_rows(score, positive, weight).list.eval(sums)
-
-
-def precision_sums(score: pl.Expr, positive: pl.Expr) -> pl.Expr:
-    """Fast path: per group, ``{ap, n_pos, n_neg}`` from the sorted rows (unweighted, no nulls).
-
-    ``ap`` is Σ over the positives of the precision at their tie run (average precision
-    times n₊), read without collapsing the rows into entries: each positive's run starts
-    at the row ``rank("min") − 1`` (cheap on sorted rows), and the positives and rows at
-    or above it are a reverse running sum and a count — the core's ``tp`` and
-    ``tp + fp`` of that run, exact integers. Faster than the list evaluator on distinct
-    scores; on heavily tied ones the list evaluator is faster (``docs/architecture.md``).
-    """
-    x, y = _F("threshold").set_sorted(), _F("positive")
-    start = x.rank("min").cast(pl.Int64) - 1
-    pos = y.cast(pl.Int64)
-    tp = pos.cum_sum(reverse=True).gather(start)
-    rows_at_or_above = pl.len().cast(pl.Int64) - start
-    sums = pl.struct(
-        ap=(pos * (tp / rows_at_or_above)).sum(), n_pos=pos.sum(), n_neg=(~y).sum().cast(pl.Int64)
-    )
-    return sorted_rows(score, positive).list.eval(sums)

@@ -46,8 +46,7 @@ lets a classifier below chance count as on the diagonal; the hull is the same).
 **KS** = max_t |F₊(t) − F₋(t)|, the two-sample Kolmogorov–Smirnov statistic of the
 positives' against the negatives' scores (the largest vertical distance of the ROC
 curve from the diagonal, in absolute value): the largest |F₊ − F₋| over the distinct
-scores (the declared fast path :func:`polaroc.core.counts.ks_steps` reads the same gap
-from one signed running sum of the sorted rows).
+scores.
 """
 
 from __future__ import annotations
@@ -183,11 +182,6 @@ def ks_statistic(
     """
 
     def build(s: pl.Expr, p: pl.Expr, w: pl.Expr | None = None) -> pl.Expr:
-        if counts.FAST_PATHS:
-            e = pl.element().struct.field
-            n_pos, n_neg = e("n_pos"), e("n_neg")
-            ks = pl.when((n_pos > 0.0) & (n_neg > 0.0)).then(e("gap") / (n_pos * n_neg))
-            return counts.ks_steps(s, p, w).list.eval(ks).list.first()
         return counts.per_group(f.ks(counts.listed()), s, p, w, scores=False)
 
     return binary_expr(score, positive, build, name="ks_statistic", weight=weight, two_classes=True)

@@ -53,11 +53,7 @@ def _precision_sum(k: Counts) -> pl.Expr:
 
 
 def _unweighted(s: pl.Expr, p: pl.Expr) -> pl.Expr:
-    """Average precision of the group's filtered rows: the fast path, or its entries."""
-    if counts.FAST_PATHS:
-        e = _E.struct.field
-        value = f.average_precision_of(e("ap"), e("n_pos"), e("n_neg"))
-        return counts.precision_sums(s, p).list.eval(value).list.first()
+    """Average precision of the group's filtered rows, from its entries."""
     k = counts.listed()
     value = f.average_precision_of(_precision_sum(k), k.n_pos, k.n_neg)
     return counts.per_group(value, s, p, scores=False)
