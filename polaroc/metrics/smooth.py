@@ -135,7 +135,11 @@ def smooth_roc(
         defaults (bandwidth ``"nrd0"`` of the group's scores, Gaussian kernel): the two
         classes' densities as R's ``density`` computes them, sensitivity the cases'
         density mass at or above each of ``n`` points and specificity the controls'
-        mass below it; its ``auc`` is the trapezoid area under those points.
+        mass below it; its ``auc`` is the trapezoid area under those points. An
+        infinite score (pROC refuses one) ranks as the extreme it is but holds no
+        density: the finite scores give the density (their bandwidth and range) with
+        their share of their class, and each ±inf score is a point mass of 1/n_class
+        above (below) every point of the curve — never a diagonal of AUC 0.5.
     n
         Number of sensitivities on the smoothed curve (at least 2; pROC's default 512).
     model, fold, class_, score, label, dataset
@@ -151,8 +155,8 @@ def smooth_roc(
         rows), sorted by the keys and then along the curve. A group that cannot be
         smoothed has one row: null values when it has a single class, or (binormal)
         fewer than two usable points (pROC: "not smoothable") or all usable points at
-        one sensitivity, or (density) fewer than two scores or a zero bandwidth; NaN
-        values when it holds a NaN score.
+        one sensitivity, or (density) fewer than two finite scores or a zero bandwidth;
+        NaN values when it holds a NaN score.
 
     Raises
     ------
