@@ -27,7 +27,6 @@ import polars as pl
 from polaroc.core import counts
 from polaroc.core import formulas as f
 from polaroc.core.counts import GID, W
-from polaroc.core.formulas import PAIR_SUMS
 from polaroc.core.inputs import NAN, FrameLike, LogColumns, fail_if
 from polaroc.core.log import (
     Log,
@@ -42,6 +41,7 @@ from polaroc.core.names import (
     DUP,
     NAN_FLAG,
     ONE_GROUP,
+    POSITIVE,
     SCALE,
     SCORE,
     WEIGHT,
@@ -169,23 +169,29 @@ def block_sums(
     label's entries: ``t``/``tt`` (negatives: twice the positives each outranks, ties ½,
     and its square), ``q``/``qq`` (positives: twice the negatives each outranks, over
     all the block's negatives), ``gap`` (the scored AUC's Σ (x − y)·[x > y]) and ``ap``
-    (each positive's precision). Each term is a column first and the aggregation
-    plain sums (Polars aggregates plain columns much faster than expressions).
+    (each positive's precision) — :func:`polaroc.core.formulas.pair_summands`, each row's
+    value a column and its weight applied in the aggregation.
     """
-    read_often = ("pos", "neg", "pos_below2", "neg_below2")
-    entries, c = counts.materialised(entries, counts.columns(weighted=weighted), read_often)
-    terms = f.pair_terms(c)
-    size = pl.col(W).sum() if weighted else pl.len().cast(pl.Int64)
+    # each row is one class: the class's value where the row is of it (a null elsewhere,
+    # skipped by the sums), its weight applied in the aggregation
+    positive = pl.col(POSITIVE)
+    values = {
+        name: pl.when(positive if cls == "pos" else ~positive).then(value).alias(name)
+        for name, (cls, value) in f.pair_summands(counts.columns(weighted=weighted)).items()
+    }
+    w = pl.col(W)
+    sums = [(w * pl.col(k)).sum().alias(k) if weighted else pl.col(k).sum() for k in values]
+    size = w.sum() if weighted else pl.len().cast(pl.Int64)
     return (
         entries.select(
             *keys,
             LABEL,
             pl.col(SCORE).is_nan().alias(NAN_FLAG),
             *([W] if weighted else []),
-            *(v.alias(k) for k, v in terms.items()),
+            *values.values(),
         )
         .group_by(*keys, LABEL)
-        .agg(pl.col(NAN_FLAG).any(), size.alias("n"), pl.col(*PAIR_SUMS).sum())
+        .agg(pl.col(NAN_FLAG).any(), size.alias("n"), *sums)
     )
 
 

@@ -50,7 +50,7 @@ The one declared fast path is the NumPy evaluator of bootstrap replicates,
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 import numpy as np
 import polars as pl
@@ -68,7 +68,6 @@ __all__ = [
     "heavily_tied",
     "in_list",
     "listed",
-    "materialised",
     "on_grid",
     "per_group",
     "placed",
@@ -609,20 +608,6 @@ def columns(*, weighted: bool = False) -> Counts:
         n_pos=n_pos,
         n_neg=n_neg,
     )
-
-
-def materialised(
-    entries: pl.LazyFrame, c: Counts, fields: Sequence[str]
-) -> tuple[pl.LazyFrame, Counts]:
-    """``entries`` with the ``fields`` of ``c`` as columns, and the :class:`Counts` reading them.
-
-    For a table's terms that read a field several times: computed once as a column
-    (measured 4–5 % off ``pr.evaluate``'s block sums; the select's common-subexpression
-    elimination does not catch them).
-    """
-    names = {name: f"_pr_f_{name}" for name in fields}
-    found = entries.with_columns(getattr(c, name).alias(col) for name, col in names.items())
-    return found, replace(c, **{name: pl.col(col) for name, col in names.items()})
 
 
 def range_breaks(quantiles: Sequence[float | None]) -> pl.Series:

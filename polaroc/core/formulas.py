@@ -38,6 +38,7 @@ __all__ = [
     "hull",
     "hull_candidates",
     "ks",
+    "pair_summands",
     "pair_terms",
     "placements",
     "precision",
@@ -69,14 +70,23 @@ def _when_some(count: pl.Expr, value: pl.Expr) -> pl.Expr:
     return pl.when(count > 0).then(count * value)
 
 
-def gap(c: Counts) -> pl.Expr:
-    """A negative entry's share of Σ (x − y)·[x > y] over the pairs (Wu & Flach 2005, Def. 1).
+def _beaten_by(c: Counts) -> pl.Expr:
+    """Per negative score y: Σ over the positives x > y of (x − y), for one negative.
 
-    For each of its negatives y: the positives' scores strictly above, minus y times
-    their number (scores centred: the offset cancels).
+    The positives' scores strictly above, minus y times their number (scores centred: the
+    offset cancels; Wu & Flach 2005, Def. 1).
     """
     beneath = pl.when(c.pos_above > 0).then(c.centred * c.pos_above).otherwise(0.0)
-    return _when_some(c.neg, c.pos_scores_above - beneath)
+    return c.pos_scores_above - beneath
+
+
+def gap(c: Counts) -> pl.Expr:
+    """An entry's share of Σ (x − y)·[x > y] over the pairs: its negatives' excess.
+
+    Null (skipped by sums) for an entry without negatives: a score of ±inf with nothing
+    behind it must add nothing, not 0 · inf = NaN.
+    """
+    return _when_some(c.neg, _beaten_by(c))
 
 
 def precision(c: Counts) -> pl.Expr:
@@ -87,24 +97,35 @@ def precision(c: Counts) -> pl.Expr:
     return c.tp / c.at_or_above
 
 
-def pair_terms(c: Counts) -> dict[str, pl.Expr]:
-    """The per-entry summands of the sums every pair quantity is read from.
+def pair_summands(c: Counts) -> dict[str, tuple[str, pl.Expr]]:
+    """The sums every pair quantity is read from, as (class, value) per entry.
 
-    ``q``/``qq``: Σ and Σ² over the positives of ``neg_below2`` (twice the negatives each
-    outranks: 2U, and DeLong's V₁₀ times 2n₋); ``t``/``tt``: the same over the negatives
-    of ``pos_below2``; ``gap``: the sAUC's numerator (:func:`gap`); ``ap``: Σ over the
-    positives of the precision at their score (average precision times n₊; Davis &
-    Goadrich 2006, §4: scikit-learn's step sum Σ Δrecall · precision).
+    Each sum is Σ over the entries of the class's weight (``pos`` or ``neg``) times the
+    value. ``q``/``qq``: Σ and Σ² over the positives of ``neg_below2`` (twice the
+    negatives each outranks: 2U, and DeLong's V₁₀ times 2n₋); ``t``/``tt``: the same over
+    the negatives of ``pos_below2``; ``gap``: the sAUC's numerator (Σ over the negatives of
+    the positives' score excess above them); ``ap``: Σ over the positives of the
+    precision at their score (average precision times n₊; Davis & Goadrich 2006, §4:
+    scikit-learn's step sum Σ Δrecall · precision).
     """
     q, t = c.neg_below2, c.pos_below2
     return {
-        "q": c.pos * q,
-        "qq": c.pos * q.cast(pl.Float64) ** 2,
-        "t": c.neg * t,
-        "tt": c.neg * t.cast(pl.Float64) ** 2,
-        "gap": gap(c),
-        "ap": _when_some(c.pos, precision(c)),
+        "q": ("pos", q),
+        "qq": ("pos", q.cast(pl.Float64) ** 2),
+        "t": ("neg", t),
+        "tt": ("neg", t.cast(pl.Float64) ** 2),
+        "gap": ("neg", _beaten_by(c)),
+        "ap": ("pos", precision(c)),
     }
+
+
+def pair_terms(c: Counts) -> dict[str, pl.Expr]:
+    """:func:`pair_summands` as each entry's share (the class's weight times the value).
+
+    A share is null (skipped by sums) for an entry without that class: a value of ±inf
+    or 0/0 there adds nothing.
+    """
+    return {name: _when_some(getattr(c, cls), v) for name, (cls, v) in pair_summands(c).items()}
 
 
 # ----------------------------------------------------------- from the sums
