@@ -323,10 +323,10 @@ def listed(*, descending: bool = False) -> Counts:
     )
 
 
-def at_thresholds(entries: pl.Expr, thresholds: pl.Expr) -> pl.Expr:
+def at_thresholds(found: pl.Expr, thresholds: pl.Expr) -> pl.Expr:
     """Per group: entries (as :func:`in_list`'s) at the given thresholds instead of its scores.
 
-    ``entries`` is a group's :func:`in_list` list, ``thresholds`` a list of distinct
+    ``found`` is a group's :func:`in_list` list, ``thresholds`` a list of distinct
     thresholds per group, the first ``-inf``. Each threshold t becomes an entry whose
     running counts (``Float64``) make :func:`listed`'s ``tp``/``fp`` the samples scored
     ``>= t`` (predicted positive iff ``score >= threshold``): the thresholds are merged
@@ -334,7 +334,7 @@ def at_thresholds(entries: pl.Expr, thresholds: pl.Expr) -> pl.Expr:
     scores strictly below each are carried up to it. (Fawcett's 2006 threshold averaging
     reads every fold at one grid.)
     """
-    scored = entries.list.eval(
+    scored = found.list.eval(
         pl.struct(
             score=_F("score"),
             cpos=_F("cpos").cast(pl.Float64),
@@ -362,6 +362,17 @@ def _carried() -> pl.Expr:
     # an entry's running counts are those below the next threshold
     carried = [below[k].filter(is_given).shift(-1).fill_null(last[k]).alias(k) for k in below]
     return pl.struct(_F("score").filter(is_given).alias("score"), *carried)
+
+
+def spread_thresholds(score: pl.Expr, size: int) -> pl.Expr:
+    """``size`` thresholds among a group's distinct scores, at evenly spaced ranks.
+
+    Fawcett's (2006, §8.2) sampling of the thresholds of threshold averaging.
+    """
+    levels = pl.lit(pl.Series(np.linspace(0.0, 1.0, size)))
+    distinct = score.unique().sort()
+    picks = (levels * (distinct.len() - 1)).round().cast(pl.Int64)
+    return distinct.gather(picks)
 
 
 def on_grid(
@@ -610,6 +621,9 @@ def columns(*, weighted: bool = False) -> Counts:
     )
 
 
+# ---------------------------------------------------- the table's buckets option
+
+
 def range_breaks(quantiles: Sequence[float | None]) -> pl.Series:
     """The buckets option's boundaries: the distinct ``quantiles`` of a group's scores, sorted.
 
@@ -626,17 +640,6 @@ def bucket_of(breaks: pl.Series) -> pl.Expr:
     """
     bucket = pl.lit(breaks).search_sorted(pl.col(SCORE), side="right").cast(pl.Int64)
     return pl.when(pl.col(SCORE).is_null()).then(0).otherwise(bucket)
-
-
-def spread_thresholds(score: pl.Expr, size: int) -> pl.Expr:
-    """``size`` thresholds among a group's distinct scores, at evenly spaced ranks.
-
-    Fawcett's (2006, §8.2) sampling of the thresholds of threshold averaging.
-    """
-    levels = pl.lit(pl.Series(np.linspace(0.0, 1.0, size)))
-    distinct = score.unique().sort()
-    picks = (levels * (distinct.len() - 1)).round().cast(pl.Int64)
-    return distinct.gather(picks)
 
 
 def range_offsets(totals: pl.LazyFrame, keys: Sequence[str], by_range: str) -> pl.LazyFrame:
