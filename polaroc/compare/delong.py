@@ -4,9 +4,11 @@ DeLong, DeLong & Clarke-Pearson (1988) estimate the covariance of two AUCs compu
 the same positives and negatives from each sample's *placement values*; Sun & Xu (2014)
 showed the placement values are differences of mid-ranks, so the whole test costs a
 few sorts (O(n log n)) instead of comparing every positive with every negative.
-Here they are read from the counting core: :func:`polaroc.core.counts.placements` counts
-each model's positives and negatives per distinct score and joins the placement values
-back to the samples.
+Here they are read from the counting core: the table evaluator counts each model's
+positives and negatives per distinct score and the core's formula
+(:func:`polaroc.core.formulas.placements`) is joined back to the samples
+(:func:`polaroc.core.counts.placed`); the variances are the core's
+:func:`polaroc.core.formulas.delong_covariance` of the placement values.
 """
 
 from __future__ import annotations
@@ -36,8 +38,10 @@ from polaroc.compare.fold_table import (
     with_adjusted,
     with_float_df,
 )
+from polaroc.core import counts
+from polaroc.core import formulas as f
 from polaroc.core.args import validated
-from polaroc.core.counts import placements
+from polaroc.core.counts import Counts
 from polaroc.core.guard import guarded, listing, problems
 from polaroc.core.inputs import FrameLike
 from polaroc.core.log import POSITIVE, SCORE, LogNames, columns_of
@@ -363,13 +367,27 @@ def delong_table(
     return _test_columns(stats, group, paired, alternative, level, alpha, adjust)
 
 
+def _placement(c: Counts) -> pl.Expr:
+    v10, v01 = f.placements(c)
+    return pl.when(pl.col(POSITIVE)).then(v10).otherwise(v01)
+
+
+def placements(
+    frame: pl.LazyFrame, keys: list[str], *, score: str = SCORE, name: str
+) -> pl.LazyFrame:
+    """``frame``'s rows with their DeLong placement value (V₁₀ or V₀₁) in ``name``."""
+    return counts.placed(frame, keys, _placement, score=score, name=name)
+
+
 def _moments(v: pl.Expr, positive: pl.Expr) -> dict[str, pl.Expr]:
     """One model's placement-value moments: AUC and S₁₀/n₊ + S₀₁/n₋ (DeLong 1988, §2)."""
     n_pos = positive.sum().cast(pl.Float64)
     n_neg = (~positive).sum().cast(pl.Float64)
     return {
         "auc": fixed_mean(v.filter(positive)),
-        "var": fixed_var(v.filter(positive)) / n_pos + fixed_var(v.filter(~positive)) / n_neg,
+        "var": f.delong_covariance(
+            fixed_var(v.filter(positive)), fixed_var(v.filter(~positive)), n_pos, n_neg
+        ),
     }
 
 
@@ -448,7 +466,8 @@ def _paired_statistics(paired: pl.LazyFrame, by: list[str]) -> pl.LazyFrame:
     ok = (pl.col("n_pos") > 1) & (pl.col("n_neg") > 1)
 
     def covariance(k: str) -> pl.Expr:
-        return pl.when(ok).then(pl.col(f"_pr_s10_{k}") / n_pos + pl.col(f"_pr_s01_{k}") / n_neg)
+        s10, s01 = pl.col(f"_pr_s10_{k}"), pl.col(f"_pr_s01_{k}")
+        return pl.when(ok).then(f.delong_covariance(s10, s01, n_pos, n_neg))
 
     defined = pl.col("n_pos") * pl.col("n_neg") > 0
     stats = stats.with_columns(
@@ -659,9 +678,11 @@ def _omnibus_statistics(
     vi, vj = pl.col("_pr_vi"), pl.col("_pr_vj")
     n_pos = positive.sum().cast(pl.Float64)
     n_neg = (~positive).sum().cast(pl.Float64)
-    cov = (
-        fixed_cov(vi.filter(positive), vj.filter(positive)) / n_pos
-        + fixed_cov(vi.filter(~positive), vj.filter(~positive)) / n_neg
+    cov = f.delong_covariance(
+        fixed_cov(vi.filter(positive), vj.filter(positive)),
+        fixed_cov(vi.filter(~positive), vj.filter(~positive)),
+        n_pos,
+        n_neg,
     )
     cells = pairs.group_by([*group, "_pr_i", "_pr_j"]).agg(
         _pr_s=cov,

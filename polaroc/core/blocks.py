@@ -24,7 +24,9 @@ from collections.abc import Iterable, Mapping, Sequence
 
 import polars as pl
 
-from polaroc.core.counts import average_precision_of, precision_term
+from polaroc.core import counts
+from polaroc.core import formulas as f
+from polaroc.core.counts import GID, NR, TOP, W
 from polaroc.core.inputs import NAN, ColumnLike, FrameLike, LogColumns, fail_if
 from polaroc.core.log import (
     Log,
@@ -37,20 +39,15 @@ from polaroc.core.log import (
 from polaroc.core.names import CLASS as CLASS  # re-exported for scale/ (new code: _names)
 from polaroc.core.names import (
     DUP,
-    IS_POSITIVE,
     NAN_FLAG,
     ONE_GROUP,
+    POSITIVE,
     SCALE,
     SCORE,
     WEIGHT,
 )
 from polaroc.core.names import LABEL as LABEL
 from polaroc.core.sums import ExactSum
-
-_GID = "_pr_gid"
-_W = "_pr_w"  # rows a collapsed row stands for
-_ROWS = "_pr_rows"
-
 
 # ----------------------------------------------------------------------- input
 
@@ -129,237 +126,128 @@ def block_tables(
 ) -> tuple[pl.LazyFrame, pl.LazyFrame]:
     """Order each (group, class) block's scores once; return ``(keys, sums)``.
 
-    ``keys`` has one row per block: by…, ``_pr_class`` and the ``extra``
-    aggregations, evaluated over all the block's rows (usable or not) in the same
-    pass. ``sums`` has one row per block and label value of the usable rows, with
-    the sums of :func:`_block_sums` and ``_pr_nan`` (the label's rows hold a NaN).
+    The table evaluator (:func:`polaroc.core.counts.table`) on the blocks, the label
+    keeping the negatives apart. ``keys`` has one row per block: by…, ``_pr_class``
+    and the ``extra`` aggregations, evaluated over all the block's rows (usable or
+    not) in the same pass. ``sums`` has one row per block and label value of the usable
+    rows, with the sums of :func:`block_sums` and ``_pr_nan`` (the label's rows hold a
+    NaN).
 
-    ``collapse=True`` first collapses the rows that share (group, class, score,
-    label) into one row with a count (a hash aggregation), so that the ordering and
-    everything after it run over distinct scores, not rows: much cheaper when scores
-    are heavily tied, dearer when they are distinct. The ``extra`` aggregations are
-    then applied twice (to the rows, then to their per-row-group results), so they
-    must be sums, counts-as-sums or ``any`` (as :data:`FLAG_COUNTS` are).
-
-    Both read the block numbers of one cached evaluation: group-by output order is
-    not deterministic, so block numbers must never be matched across evaluations.
-
-    ``weighted=True`` reads case weights from ``_pr_weight``: each row stands for
-    its weight (a real number) as a collapsed row stands for its count, so every sum
-    becomes a sum over pairs weighted w_i·w_j. Rows with a null or zero weight are
-    left out of the ordering (kept in the ``extra`` aggregations); a zero-weight NaN
-    score still makes its block NaN.
+    ``collapse=True`` first collapses the rows that share (group, class, score, label)
+    into one entry with a count (a hash aggregation): much cheaper when scores are
+    heavily tied, dearer when they are distinct. The ``extra`` aggregations must then be
+    sums, counts-as-sums or ``any`` (as :data:`FLAG_COUNTS` are). ``weighted=True``
+    reads case weights from ``_pr_weight``: each row stands for its weight (divided by
+    the block's largest, ``_pr_scale``), so every sum becomes a sum over pairs weighted
+    w_i·w_j. Rows with a null or zero weight are left out of the ordering (kept in the
+    ``extra`` aggregations); a zero-weight NaN score still makes its block NaN.
     """
-    score = pl.col(SCORE)
-    fields = [SCORE, LABEL, (pl.col(LABEL) == pl.col(CLASS)).alias(IS_POSITIVE)]
     usable = (USABLE & usable_weight()) if weighted else USABLE
-    if not extra:  # nothing to count in unusable rows: drop them before the ordering
-        frame = frame.filter(usable)
-    scale: list[pl.Expr] = []
-    if collapse:
-        tied = [*by, CLASS, SCORE, LABEL]
-        count = pl.col(WEIGHT).sum() if weighted else pl.len().cast(pl.Int64)
-        frame = frame.group_by(tied).agg(count.alias(_W), *extra)
-        fields.append(_W)
-    elif weighted:
-        fields.append(pl.col(WEIGHT).alias(_W))
-    if weighted:  # a plain per-block max (scaling inside the aggregation costs more)
-        scale = [pl.col(_W if collapse else WEIGHT).max().alias(SCALE)]
-    rows = pl.struct(fields)
-    # Sorted inside one list per block: cheaper than ``sort_by`` in the aggregation.
-    in_order = pl.element().sort_by(pl.element().struct.field(SCORE))
-    ordered = (
-        frame.group_by([*by, CLASS])
-        .agg(rows.implode().list.eval(in_order).alias(_ROWS), *extra, *scale)
-        .with_columns(
-            pl.int_range(pl.len(), dtype=pl.UInt32).alias(_GID),
-            *([_block_scale(pl.col(SCALE)).alias(SCALE)] if weighted else []),
-        )
-        .cache()
+    groups, entries = counts.table(
+        frame,
+        [*by, CLASS],
+        usable=usable,
+        positive=pl.col(LABEL) == pl.col(CLASS),
+        label=LABEL,
+        extra=extra,
+        collapse=collapse,
+        weighted=weighted,
     )
-    keys = ordered.drop(_ROWS)
-    # The positives' scores at or above each row: a reverse running sum within the block
-    # (cheaper in the sorted list than a window over the exploded rows), in a list of its
-    # own (as a struct field it rebuilds every block's rows: ~8 % slower for M).
-    # Scores enter the sAUC sums centred on one of the block's finite scores (``_off``):
-    # each sum then no longer carries the offset times the pair count, so a constant
-    # added to every score (1e12, say) cannot swamp their difference.
-    row = pl.element().struct.field
-    x = row(SCORE)
-    offset = x.filter(x.is_finite()).first().fill_null(0.0)
-    centred = x - offset
-    scores = centred * row(_W) if collapse or weighted else centred
-    above = pl.when(row(IS_POSITIVE)).then(scores).otherwise(0.0).cum_sum(reverse=True)
-    flat = (
-        ordered.select(
-            _GID,
-            _ROWS,
-            pl.col(_ROWS).list.eval(above).alias("_above"),
-            pl.col(_ROWS).list.eval(offset).list.first().alias("_off"),
-            *([SCALE] if weighted else []),
-        )
-        # the positives' scores above the lowest: a bound of the block's sAUC terms
-        .with_columns(pl.col("_above").list.first().alias("_top"))
-        .explode(_ROWS, "_above")
-        .unnest(_ROWS)
-    )
-    if weighted:  # the block's weights (and sums of weights) divided by its largest
-        scaled = [(pl.col(c) / pl.col(SCALE)).alias(c) for c in (_W, "_above", "_top")]
-        flat = flat.with_columns(scaled).drop(SCALE)
-    if extra:
-        flat = flat.filter(score.is_not_null() & pl.col(IS_POSITIVE).is_not_null())
-    if weighted and (extra or collapse):  # rows (or tied runs) of null or zero weight
-        w = pl.col(_W)
-        flat = flat.filter(w.is_not_null() & ((w > 0.0) | score.is_nan()))
-    sums = _block_sums(flat, weighted=collapse or weighted)
-    sums = sums.join(keys.select(_GID, *by, CLASS, *([SCALE] if weighted else [])), on=_GID)
-    return keys.drop(_GID, SCALE, strict=False), sums.drop(_GID)
+    sums = block_sums(entries, [GID], weighted=collapse or weighted)
+    sums = sums.join(groups.select(GID, *by, CLASS, *([SCALE] if weighted else [])), on=GID)
+    return groups.drop(GID, SCALE, strict=False), sums.drop(GID)
 
 
-def _block_scale(top: pl.Expr) -> pl.Expr:
-    """A block's scale: its largest weight ``top``, or 1 when none is above 0.
-
-    Every pair quantity of a block is a ratio of sums of weight products over
-    products of its weight totals, which the scale cancels; the block's weights enter
-    the sums divided by it, since weights of 1e160 would overflow those products and
-    weights of 1e-170 underflow them. :func:`directions` multiplies the reported
-    totals (``n_i``, ``n_j``) back.
-    """
-    return pl.when(top > 0.0).then(top).otherwise(1.0)
-
-
-def _block_sums(rows: pl.LazyFrame, *, weighted: bool = False) -> pl.LazyFrame:
+def block_sums(
+    entries: pl.LazyFrame, keys: Sequence[str], *, weighted: bool = False, exact: bool = True
+) -> pl.LazyFrame:
     """Per (block, label): the sums every pairwise quantity is read from.
 
-    With the rows of a block in ascending score order, "positive" meaning
-    ``label == class``, ``p_<``/``p_≤`` the positives strictly below / at or below a
-    row's tie run and ``q_<``/``q_≤`` the same counts of negatives:
+    ``entries`` are the table evaluator's (a block: ``keys``).
 
-    ``t``, ``tt``
-        Σ and Σ² over the label's rows of ``p_< + p_≤`` (for a negative: twice the
-        positives below it, ties counting ½);
-    ``q``, ``qq``
-        Σ and Σ² of ``q_< + q_≤`` over the positives (twice DeLong's placement
-        value among all the block's negatives, times their number);
-    ``rs_pos``, ``rs_neg``
-        Wu & Flach's Rs⁺ and Rs⁻ numerators: for each negative, the sum of the
-        positives' scores strictly above it, and its score times the number of
-        positives strictly above it — scores measured from the block's offset
-        ``_off`` (one of its finite scores), which cancels in ``rs_pos − rs_neg``.
-    ``ap``
-        Σ over the positives of the precision at their tie run, (positives at or
-        above) / (rows at or above): average precision times the positives' count.
+    "Positive" means ``label == class``. ``n`` counts the label's rows (weights); the
+    others are the core's pair sums (:func:`polaroc.core.formulas.pair_terms`) over the
+    label's entries: ``t``/``tt`` (negatives: twice the positives each outranks, ties ½,
+    and its square), ``q``/``qq`` (positives: twice the negatives each outranks, over
+    all the block's negatives), ``gap`` (the scored AUC's Σ (x − y)·[x > y]) and ``ap``
+    (each positive's precision) — :func:`polaroc.core.formulas.pair_summands`, each row's
+    value a column and its weight applied in the aggregation.
 
-    ``rows`` are the exploded blocks of :func:`block_tables`, which carry ``_above``
-    (the positives' scores at or above each row, summed within its block). Only the
-    columns a query uses are computed (Polars prunes the rest). (Shifts and fills
-    are cheaper here, on the flat rows, than inside each block's list.) With
-    ``weighted``, each row stands for ``_pr_w`` tied rows of one label (see
-    ``block_tables(collapse=True)``): counts advance by the weight and every
-    per-row term is summed that many times.
+    ``exact``: the float sums are :class:`~polaroc.core.sums.ExactSum` (the same bits in
+    any order); ``False`` for entries of one block from several score ranges (the big
+    groups of :mod:`polaroc.scale`), whose bounds differ from range to range: plain sums.
     """
-    gid, score, pos = pl.col(_GID), pl.col(SCORE), pl.col(IS_POSITIVE)
-    w = pl.col(_W) if weighted else pl.lit(1, pl.Int64)
-    p = pl.when(pos).then(w).otherwise(0) if weighted else pos.cast(pl.Int64)
-    # rows of the log before this one (all blocks; the block's start is subtracted
-    # below) — real weights within their block: a float running sum over all blocks
-    # would round each block's by the blocks before it, whose order is arbitrary
-    real = weighted and rows.collect_schema()[_W].is_float()
-    row = (
-        (w.cum_sum().over(_GID) if real else w.cum_sum()) - w
-        if weighted
-        else pl.int_range(pl.len(), dtype=pl.Int64)
-    )
-    first, last = gid.ne_missing(gid.shift(1)), gid.ne_missing(gid.shift(-1))
-    marks = rows.with_columns(
-        _first=first,
-        _last=last,
-        _start=first | score.ne_missing(score.shift(1)),
-        _end=last | score.ne_missing(score.shift(-1)),
-        _row=row,
-        _cpos=p.cum_sum().over(_GID) if real else p.cum_sum(),
-    )
-    at_first = pl.col("_first")
-    in_block = marks.with_columns(
-        _i=pl.col("_row") - pl.when(at_first).then(pl.col("_row")).forward_fill(),
-        _cp=pl.col("_cpos") - pl.when(at_first).then(pl.col("_cpos") - p).forward_fill(),
-    )
-    start, end, i, cp = pl.col("_start"), pl.col("_end"), pl.col("_i"), pl.col("_cp")
-    # sum of positives' scores strictly above the tie run: the next row's running sum
-    next_above = pl.when(pl.col("_last")).then(0.0).otherwise(pl.col("_above").shift(-1))
-    runs = in_block.with_columns(
-        _pb=pl.when(start).then(cp - p).forward_fill(),
-        _pu=pl.when(end).then(cp).backward_fill(),
-        _rb=pl.when(start).then(i).forward_fill(),
-        _ru=pl.when(end).then(i + w).backward_fill(),
-        _np=pl.when(pl.col("_last")).then(cp).backward_fill(),
-        _nr=pl.when(pl.col("_last")).then(i + w).backward_fill(),
-        _sa=pl.when(end).then(next_above).backward_fill(),
-    )
-    pb, pu, rb, ru = pl.col("_pb"), pl.col("_pu"), pl.col("_rb"), pl.col("_ru")
-    n_above = pl.col("_np") - pu
+    # each row is one class: the class's value where the row is of it (a null elsewhere,
+    # skipped by the sums), its weight applied in the aggregation
+    positive = pl.col(POSITIVE)
+    values = {
+        name: pl.when(positive if cls == "pos" else ~positive).then(value).alias(name)
+        for name, (cls, value) in f.pair_summands(counts.columns(weighted=weighted)).items()
+    }
+    real = weighted and entries.collect_schema()[W].is_float()
+    # Every float sum is exact (ExactSum: the same bits whatever order the rows come in,
+    # whatever the threads); the units bound the terms: the group's positives' scores
+    # above its lowest (``_pr_top``) each sAUC term, its rows or weight (``_pr_cnr``) a
+    # count, 1 a precision. Integer counts are summed as integers, their squares in 128 bits.
+    w, nr, one = pl.col(W), pl.col(NR).cast(pl.Float64), pl.lit(1.0)
+    top = pl.col(TOP)
 
-    def times_w(value: pl.Expr) -> pl.Expr:
-        return value * w if weighted else value
+    def times_w(name: str) -> pl.Expr:
+        return w * pl.col(name) if weighted else pl.col(name)
 
-    terms = runs.select(
-        _GID,
-        LABEL,
-        "_nr",
-        "_top",
-        *([w.alias("_w")] if weighted else []),
-        score.is_nan().alias("_nan"),
-        pl.when(~pos).then(pb + pu).alias("_t"),
-        pl.when(pos).then((rb - pb) + (ru - pu)).alias("_q"),
-        pl.when(~pos).then(times_w(pl.col("_sa"))).alias("_rs_pos"),
-        # skip empty products so that an infinite score with nothing above gives 0, not NaN
-        pl.when(~pos & (n_above > 0))
-        .then((score - pl.col("_off")) * times_w(n_above))
-        .alias("_rs_neg"),
-        pl.when(pos)
-        .then(
-            precision_term(w if weighted else pl.lit(1.0), pl.col("_np") - pb, pl.col("_nr") - rb)
+    if not exact:
+        sums_of = [times_w(k).sum().alias(k) for k in values]
+        size = w.sum() if weighted else pl.len().cast(pl.Int64)
+        return (
+            entries.select(
+                *keys,
+                LABEL,
+                pl.col(SCORE).is_nan().alias(NAN_FLAG),
+                *([W] if weighted else []),
+                *values.values(),
+            )
+            .group_by(*keys, LABEL)
+            .agg(pl.col(NAN_FLAG).any(), size.alias("n"), *sums_of)
         )
-        .alias("_ap"),
-    )
-    t, q = pl.col("_t"), pl.col("_q")
-    wt = pl.col("_w")
-    # Float sums are exact (ExactSum), so the same in any order; their units: the
-    # block's positives' scores above its lowest (``_top``) bound each sAUC term, its
-    # rows or weight (``_nr``) a count; a precision is at most 1 (times the row's weight).
-    nr, one = pl.col("_nr").cast(pl.Float64), pl.lit(1.0)
-    exact = [
-        ExactSum("rs_pos", pl.col("_rs_pos"), pl.col("_top")),
-        ExactSum("rs_neg", pl.col("_rs_neg"), pl.col("_top")),
-        ExactSum("ap", pl.col("_ap"), one),
-    ]
-    if real:  # a row counts ``_w`` times, ``_w`` a real weight (at most 1)
-        exact += [
-            ExactSum("n", wt, one),
-            ExactSum("t", wt * t, nr),
-            ExactSum("tt", wt * t**2, nr * nr),
-            ExactSum("q", wt * q, nr),
-            ExactSum("qq", wt * q**2, nr * nr),
+    exact_sums = [ExactSum("gap", times_w("gap"), top), ExactSum("ap", times_w("ap"), one)]
+    if real:  # a row counts ``_pr_w`` times, a real weight (at most 1)
+        exact_sums += [
+            ExactSum("n", w, one),
+            ExactSum("q", times_w("q"), nr),
+            ExactSum("qq", times_w("qq"), nr * nr),
+            ExactSum("t", times_w("t"), nr),
+            ExactSum("tt", times_w("tt"), nr * nr),
         ]
-        counts = []
-    else:  # integers (a collapsed row counts ``_w`` times): squares summed in 128 bits
-        w = wt.cast(pl.Int128) if weighted else pl.lit(1, pl.Int128)
+        plain: list[pl.Expr] = []
+    else:  # integers (a collapsed entry counts ``_pr_w`` times): squares in 128 bits
+        w128 = w.cast(pl.Int128) if weighted else pl.lit(1, pl.Int128)
 
-        def squares(value: pl.Expr) -> pl.Expr:
-            return (w * value.cast(pl.Int128) ** 2).sum().cast(pl.Float64)
+        def squares(name: str) -> pl.Expr:
+            root = {"qq": "q", "tt": "t"}[name]
+            return (w128 * pl.col(root).cast(pl.Int128) ** 2).sum().cast(pl.Float64).alias(name)
 
-        counts = [
-            (wt.sum() if weighted else pl.len().cast(pl.Int64)).alias("n"),
-            ((wt * t).sum() if weighted else t.sum()).alias("t"),
-            squares(t).alias("tt"),
-            ((wt * q).sum() if weighted else q.sum()).alias("q"),
-            squares(q).alias("qq"),
+        plain = [
+            (w.sum() if weighted else pl.len().cast(pl.Int64)).alias("n"),
+            times_w("q").sum().alias("q"),
+            squares("qq"),
+            times_w("t").sum().alias("t"),
+            squares("tt"),
         ]
-    sums = terms.group_by(_GID, LABEL).agg(
-        pl.col("_nan").any().alias(NAN_FLAG), *counts, *(a for e in exact for a in e.aggs())
+    sums = (
+        entries.select(
+            *keys,
+            LABEL,
+            pl.col(SCORE).is_nan().alias(NAN_FLAG),
+            *([W] if weighted else []),
+            NR,
+            TOP,
+            *values.values(),
+        )
+        .group_by(*keys, LABEL)
+        .agg(pl.col(NAN_FLAG).any(), *plain, *(a for e in exact_sums for a in e.aggs()))
     )
-    order = [_GID, LABEL, NAN_FLAG, "n", "t", "tt", "q", "qq", "rs_pos", "rs_neg", "ap"]
-    return sums.with_columns(e.result() for e in exact).select(order)
+    order = [*keys, LABEL, NAN_FLAG, "n", *f.PAIR_SUMS]
+    return sums.with_columns(e.result() for e in exact_sums).select(order)
 
 
 def blocks(frame: pl.LazyFrame, by: list[str]) -> pl.LazyFrame:
@@ -431,8 +319,8 @@ def directions(sums: pl.LazyFrame, by: list[str], *, weighted: bool | None = Non
         neg_tt=block_total("tt", ~is_pos),
     ).filter(~is_pos)
     n_i, n_j = pl.col("n_i"), pl.col("n")
-    pairs = (n_i * n_j).cast(pl.Float64)
-    u = pairs - pl.col("t") / 2.0
+    # the label-j rows' side of the pairs: 2U = 2·n_i·n_j − Σ_j pos_below2
+    won2 = 2.0 * (n_i * n_j).cast(pl.Float64) - pl.col("t")
     # weighted: the block's sums are of scaled weights (``None``: read it from the schema)
     scaled = SCALE in sums.collect_schema() if weighted is None else weighted
 
@@ -448,8 +336,8 @@ def directions(sums: pl.LazyFrame, by: list[str], *, weighted: bool | None = Non
         LABEL,
         reported(n_i).alias("n_i"),
         reported(n_j).alias("n_j"),
-        computed(u / pairs).alias("a"),
-        computed((pl.col("rs_pos") - pl.col("rs_neg")) / pairs).alias("sauc"),
+        computed(f.auc_of(won2, n_i, n_j)).alias("a"),
+        computed(f.sauc_of(pl.col("gap"), n_i, n_j)).alias("sauc"),
         "n_neg",
         "pos_t",
         "pos_tt",
@@ -518,7 +406,7 @@ def average_precision_table(sums: pl.LazyFrame, by: list[str]) -> pl.LazyFrame:
     """Per group: ``average_precision`` of the block of the larger class value.
 
     From the ``ap`` sums of :func:`block_tables` (each positive's precision at its
-    tie run): AP = Σ precision / n⁺ (the core's :func:`polaroc.core.counts.average_precision_of`),
+    tie run): AP = Σ precision / n⁺ (the core's average_precision_of),
     scikit-learn's ``average_precision_score``. The
     block of the larger class value is the positive class of a binary log (1 or
     ``True``; the only block of a log without a class column). Null without
@@ -533,7 +421,7 @@ def average_precision_table(sums: pl.LazyFrame, by: list[str]) -> pl.LazyFrame:
     ap = (
         pl.when(pl.col("_nan"))
         .then(NAN)
-        .otherwise(average_precision_of(pl.col("ap"), n, pl.col("_rest")))
+        .otherwise(f.average_precision_of(pl.col("ap"), n, pl.col("_rest")))
     )
     return positives.group_by(by).agg(ap.sort_by(CLASS).last().alias("average_precision"))
 
@@ -549,14 +437,10 @@ def per_class(dirs: pl.LazyFrame, by: list[str], *, weighted: bool | None = None
     if SCALE in dirs.collect_schema() if weighted is None else weighted:  # scaled sums
         n_i = n_i / pl.col(SCALE)
     per = dirs.filter(pl.col("n_i") > 0).group_by([*by, CLASS]).agg(pl.all().exclude(LABEL).first())
-    # placement values: V10 = q/(2 n_neg) for a positive, V01 = 1 − p/(2 n_i) for a negative
-    v10_sum, v10_sq = pl.col("pos_t") / (2 * n_neg), pl.col("pos_tt") / (2 * n_neg) ** 2
-    v01_sum = n_neg - pl.col("neg_t") / (2 * n_i)
-    v01_sq = n_neg - pl.col("neg_t") / n_i + pl.col("neg_tt") / (2 * n_i) ** 2
-    s10 = (v10_sq - v10_sum**2 / n_i) / (n_i - 1)
-    s01 = (v01_sq - v01_sum**2 / n_neg) / (n_neg - 1)
-    var = pl.when((n_i > 1) & (n_neg > 1)).then(s10 / n_i + s01 / n_neg)
-    auc = v10_sum / n_i
+    var = f.delong_variance(
+        n_i, n_neg, *(pl.col(c) for c in ("pos_t", "pos_tt", "neg_t", "neg_tt"))
+    )
+    auc = f.auc_of(pl.col("pos_t"), n_i, n_neg)
     nan = pl.col(NAN_FLAG)
     return per.select(
         *by,

@@ -1,99 +1,742 @@
-"""Counts at thresholds: the one ordering every rank-based quantity is read from.
+"""The count schema, written once, and its two evaluators.
 
-For each group the scores are ordered once and tied scores are collapsed into one
-row per distinct score (the *threshold*), holding the number of positives and
-negatives with exactly that score and the running totals from the bottom up::
+Every rank-based number of polaroc is a function of one table: for each group (a
+(model, fold), or a (group, class) block of a multiclass log) and each of its distinct
+scores, the (weighted) positives and negatives at that score and those strictly below
+and above it — what scikit-learn's ``confusion_matrix_at_thresholds`` is to its curves.
+:class:`Counts` names those quantities as Polars expressions; the formulas of
+:mod:`polaroc.core.formulas` are written against it and never see how they were counted.
 
-    threshold  pos  neg  cpos  cneg
-    0.10         0    1     0     1
-    0.13         0    1     0     2
-    ...
+Two evaluators fill it in:
 
-This is the table behind scikit-learn's ``_binary_clf_curve``; here it is a Polars
-list of structs per group, so every quantity below is a reduction over it, evaluated
-with ``list.agg`` and therefore usable in ``select``, ``group_by().agg()`` and
-``over()``:
+:func:`in_list`
+    inside a group's list (``group_by().agg()``, ``select``, ``over``): the group's rows
+    are sorted once in the list and collapsed to one entry per distinct score holding
+    the running counts; :func:`listed` reads them as a :class:`Counts`. Options: raw
+    rows (nulls counting nowhere), case weights, descending order, a fixed grid
+    (:func:`on_grid`), given thresholds (:func:`at_thresholds`). The aggregating
+    expressions (``pr.auc``, ``pr.gini``, ``pr.sauc``, ``pr.average_precision``,
+    ``pr.auc_se``, ``pr.h_measure``, ``pr.ks_statistic``, ``pr.partial_auc``) and the
+    curves read it.
+:func:`table`
+    over a table: each group's rows are sorted once in a list, exploded, and every row
+    gets the running counts of its score's run (an *entry* per row); :func:`columns`
+    reads them. Options, not paths of their own: ``collapse`` counts the rows of each
+    (group, score, label) first (an entry then stands for them: cheaper on heavily tied
+    scores), ``count``/``weighted`` make an entry stand for a multiplicity or a case
+    weight, ``label`` keeps the negatives' labels apart (Hand & Till's A(i|j) needs the
+    label-j rows of a class-i block), and :func:`with_offsets` adds the counts of the
+    score ranges below and above (the big groups of :mod:`polaroc.scale`). ``pr.evaluate``,
+    ``pr.pairwise_auc``, ``pr.multiclass_auc``, DeLong's placement values, the bootstrap
+    bands' ROC points and the big-group sums read it.
 
-* the Mann–Whitney count ``U`` (ties scored ½) and with it the AUC;
-* DeLong et al.'s (1988) placement values and the variance of the AUC;
-* Wu & Flach's (2005) ``Rs+`` and ``Rs−`` (Definition 1), and so the scored AUC;
-* the empirical ROC curve (read from the top down).
+An entry is either one distinct score (the list) or a set of rows at one score (the
+table): its own weights are ``pos``/``neg``; ``pos_at``/``neg_at`` are the whole score's
+(the same for a collapsed entry). Every quantity is a ratio in which the scale of the
+weights cancels; so that products of counts neither overflow (weights of 1e160) nor
+underflow (1e-170), the table evaluator divides a group's weights by its largest (1 for
+unweighted counts, which stay exact integers), and the list evaluator takes the weights
+as given: its formulas are written as ratios (the AUC, average precision, KS), or receive
+weights already divided by their largest (``polaroc.core.inputs.binary_expr`` does so for
+the pair metrics).
 
-Collapsing ties first also makes heavily tied logs cheap: the reductions run over
-distinct scores, not rows.
-
-The AUC alone (and Hanley & McNeil's SE, a function of it) needs less: the sum of
-the positives' mid-ranks, read from the same sorted pairs by :func:`rank_stats`
-without the collapsing step.
+No Polars fast path stands beside the evaluators: the former ones (the AUC from the
+positives' mid-rank sums, average precision from the sorted rows' run starts, KS from one
+signed running sum) measured within 10 % of them, or slower (``docs/architecture.md``).
+The one declared fast path is the NumPy evaluator of bootstrap replicates,
+:mod:`polaroc.core.replicates`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 
+import numpy as np
 import polars as pl
 
-from polaroc.core.names import POSITIVE as POSITIVE_COLUMN
-from polaroc.core.names import SCORE as SCORE_COLUMN
-from polaroc.core.names import WEIGHT as WEIGHT_COLUMN
+from polaroc.core.names import POSITIVE, SCALE, SCORE, WEIGHT
 
 __all__ = [
-    "CNEG",
-    "COUNT_NEG",
-    "COUNT_NEG_BELOW",
-    "COUNT_POS",
-    "COUNT_POS_ABOVE",
-    "COUNT_SCORE",
-    "CPOS",
-    "NEG",
-    "POS",
-    "THRESHOLD",
-    "TIE_RUN",
-    "TIE_SAMPLE",
-    "average_precision_of",
+    "GID",
+    "TOP",
+    "Counts",
+    "at_thresholds",
+    "bucket_of",
     "class_weights",
-    "delong_variance_of",
+    "columns",
+    "entries",
     "heavily_tied",
-    "placements",
-    "precision_term",
-    "rank_stats",
-    "rank_summary",
-    "reduce_counts",
-    "reduce_ranks",
-    "score_counts",
+    "in_list",
+    "listed",
+    "on_grid",
+    "per_group",
+    "placed",
+    "range_breaks",
+    "range_offsets",
     "sorted_rows",
-    "threshold_counts",
-    "weighted_auc",
+    "spread_thresholds",
+    "table",
+    "with_offsets",
 ]
 
 _E = pl.element()
-_F = pl.field
+_F = _E.struct.field
 
-THRESHOLD = _E.struct.field("threshold")
-POS = _E.struct.field("pos")
-NEG = _E.struct.field("neg")
-CPOS = _E.struct.field("cpos")
-CNEG = _E.struct.field("cneg")
+
+@dataclass(frozen=True)
+class Counts:
+    """The count schema at an entry of a group, as expressions.
+
+    ``score``
+        The entry's score (one distinct score of the group; ``−0.0`` and ``0.0`` are one).
+    ``centred``
+        The score minus the group's ``offset`` (one of its finite scores): the sAUC's sums
+        of scores are taken centred, so that a constant added to every score cannot swamp
+        their differences.
+    ``pos``, ``neg``
+        The entry's own positives and negatives (weights).
+    ``pos_at``, ``neg_at``
+        The positives and negatives at the entry's score (the whole tie run).
+    ``pos_below``, ``neg_below``, ``pos_above``, ``neg_above``
+        Positives and negatives scored strictly below / above the entry's score.
+    ``tp``, ``fp``
+        Positives and negatives scored at or above it: the confusion counts when it is the
+        threshold (predicted positive iff ``score >= threshold``).
+    ``at_or_above``
+        ``tp + fp``: the samples scored at or above it.
+    ``pos_upto``, ``neg_upto``
+        Positives and negatives scored at or below it (the empirical distribution
+        functions, times the class totals).
+    ``pos_below2``, ``neg_below2``
+        Twice the positives (negatives) below, a tie counting ½: ``2·pos_below + pos_at``.
+        A negative's ``pos_below2`` is twice the positives it outranks, a positive's
+        ``neg_below2`` twice the negatives it outranks.
+    ``pos_scores_above``
+        The positives' centred scores strictly above, summed (the sAUC).
+    ``n_pos``, ``n_neg``
+        The group's totals.
+
+    Each evaluator gives every field its cheapest expression (no common-subexpression
+    elimination runs inside a list, so a formula pays for every field it reads).
+    """
+
+    score: pl.Expr
+    centred: pl.Expr
+    offset: pl.Expr
+    pos: pl.Expr
+    neg: pl.Expr
+    pos_at: pl.Expr
+    neg_at: pl.Expr
+    pos_below: pl.Expr
+    neg_below: pl.Expr
+    pos_above: pl.Expr
+    neg_above: pl.Expr
+    tp: pl.Expr
+    fp: pl.Expr
+    at_or_above: pl.Expr
+    pos_upto: pl.Expr
+    neg_upto: pl.Expr
+    pos_below2: pl.Expr
+    neg_below2: pl.Expr
+    pos_scores_above: pl.Expr
+    n_pos: pl.Expr
+    n_neg: pl.Expr
+
+
+def _offset(x: pl.Expr) -> pl.Expr:
+    """One of the group's finite scores (its first, in score order; 0 without any)."""
+    return x.filter(x.is_finite()).first().fill_null(0.0)
+
+
+# ----------------------------------------------------------------- in a group's list
 
 
 def sorted_rows(
-    score: pl.Expr, positive: pl.Expr, weight: pl.Expr | None = None, *, nulls_last: bool = False
+    score: pl.Expr,
+    positive: pl.Expr,
+    weight: pl.Expr | None = None,
+    *,
+    nulls_last: bool = False,
+    descending: bool = False,
 ) -> pl.Expr:
-    """Return, per group, the list of ``{threshold, positive}`` structs in ascending score order.
+    """Return, per group, the list of ``{threshold, positive[, weight]}`` in score order.
 
     The pairs are gathered into one list per group and sorted there by their score
     (``sort_by`` inside ``list.eval``): measured at 1.1–1.3x the cost of sorting the
     score column alone, about 15 % less than ``sort_by`` in the aggregation (which
-    evaluates the score expression twice), and every later step reads this order
-    instead of sorting again. Null scores sort first (``nulls_last``: last). With a
-    ``weight`` the structs also carry it (field ``weight``).
+    evaluates the score expression twice). Ascending (``descending``: the reverse);
+    null scores first (``nulls_last``: last).
     """
     row = pl.struct(threshold=score, positive=positive)
     if weight is not None:
         row = pl.struct(threshold=score, positive=positive, weight=weight)
-    rows = row.implode()
-    return rows.list.eval(_E.sort_by(_E.struct.field("threshold"), nulls_last=nulls_last))
+    in_order = _E.sort_by(_F("threshold"), descending=descending, nulls_last=nulls_last)
+    return row.implode().list.eval(in_order)
 
+
+def class_weights() -> tuple[pl.Expr, pl.Expr, pl.Expr]:
+    """Inside ``list.eval`` on raw ``{threshold, positive, weight}`` rows: ``(pos, neg, bad)``.
+
+    ``pos``/``neg`` are each row's weight as a positive/negative (``Float64``, 0 for the
+    other class) under the contract's policies, with no row removed: a row with a null
+    score, label or weight weighs 0 (a weight-0 row adds nothing to any sum: it is the
+    row removed), and a usable row with a NaN score weighs NaN, so the sums turn NaN and
+    its class counts as present (Polars orders NaN above 0, so ``n > 0`` holds): a group
+    with a NaN score is NaN when it has both classes (weights of 0 included) and null
+    otherwise, the contract's "degenerate precedes NaN". ``bad`` (a scalar) tells
+    whether a weight of the rows (any row) is negative, NaN or infinite: two
+    reductions over the weights already in the list.
+    """
+    x, y, w = _F("threshold"), _F("positive"), _F("weight")
+    usable = pl.when(x.is_nan()).then(w * float("nan")).when(x.is_not_null()).then(w)
+    pos = pl.when(y).then(usable).otherwise(0.0).fill_null(0.0)
+    neg = pl.when(~y).then(usable).otherwise(0.0).fill_null(0.0)
+    bad = ((w.min() < 0.0) | ~w.nan_max().is_finite()).fill_null(False)
+    return pos, neg, bad
+
+
+def entries(*, weighted: bool = False, scores: bool = True, raw: bool = False) -> pl.Expr:
+    """Inside ``list.eval`` on :func:`sorted_rows`: the rows with their running counts.
+
+    Each row's ``cpos``/``cneg`` (and ``score``, ``bad``) and ``end``, whether it ends its
+    score's run: :func:`in_list` keeps the ends, one entry per distinct score (a second
+    ``list.eval``: measured about 7 % cheaper than filtering in this one).
+    """
+    x, y = _F("threshold"), _F("positive")
+    fields: dict[str, pl.Expr] = {"score": x} if scores else {}
+    end = x.ne_missing(x.shift(-1))
+    if weighted:
+        pos, neg, bad = class_weights()
+        fields.update(cpos=pos.cum_sum(), cneg=neg.cum_sum(), bad=bad)
+        end = end | x.is_null()
+    else:  # exact Int64 counts (products of counts are formed from them)
+        fields.update(cpos=y.cast(pl.Int64).cum_sum(), cneg=(~y).cast(pl.Int64).cum_sum())
+        if raw:  # null scores sort last (in_list): they add to no running count before them
+            end = end & x.is_not_null()
+    fields["end"] = end
+    return pl.struct([v.alias(k) for k, v in fields.items()])
+
+
+def in_list(
+    score: pl.Expr,
+    positive: pl.Expr,
+    weight: pl.Expr | None = None,
+    *,
+    scores: bool = True,
+    raw: bool = False,
+    descending: bool = False,
+) -> pl.Expr:
+    """The list evaluator: per group, one entry per distinct score in ascending order.
+
+    Each entry holds ``score`` (with ``scores``), ``cpos`` and ``cneg``: the positives and
+    negatives at or below it (``UInt32`` counts, or sums of weights); :func:`listed`
+    reads them as a :class:`Counts`. ``score`` and ``positive`` are ``Float64`` and
+    ``Boolean``; ``raw``: they may hold nulls, and a row with either null counts nowhere
+    (its score is taken as null, and a null score makes no entry). With a ``weight``
+    the rows are taken as they are (:func:`class_weights` applies the policies, nulls
+    included) and every entry also holds ``bad``, whether a weight of the group is
+    negative, NaN or infinite (each null-score row is an entry of its own with no
+    weight, so that a group of null scores still carries it). ``descending``: the
+    entries from the highest score down, their running counts those at or above each
+    (read them with ``listed(descending=True)``).
+    """
+    found = entries(weighted=weight is not None, scores=scores, raw=raw)
+    raw = raw and weight is None
+    if raw:  # an unlabelled row has no score, and null scores sort last
+        score = pl.when(positive.is_not_null()).then(score)
+    rows = sorted_rows(score, positive, weight, nulls_last=raw, descending=descending)
+    return rows.list.eval(found).list.eval(_E.filter(_F("end")))
+
+
+def per_group(
+    reduction: pl.Expr,
+    score: pl.Expr,
+    positive: pl.Expr,
+    weight: pl.Expr | None = None,
+    *,
+    scores: bool = True,
+    raw: bool = False,
+) -> pl.Expr:
+    """``reduction`` (written on :func:`listed`) over each group's :func:`in_list` entries."""
+    entries = in_list(score, positive, weight, scores=scores, raw=raw)
+    return entries.list.eval(reduction).list.first()
+
+
+def listed(*, descending: bool = False) -> Counts:
+    """The :class:`Counts` of :func:`in_list`'s entries, inside ``list.eval``.
+
+    Counts are as the evaluator gives them, ``Int64`` (exact) or, weighted, ``Float64``
+    (no cast: a list has no common-subexpression elimination, so a cast would run at
+    every reference); with the running counts ``C`` at or below each score and ``C'``
+    below it (``C`` shifted by one entry)::
+
+        pos = C₊ − C₊'   pos_below = C₊'   pos_above = n₊ − C₊   tp = n₊ − C₊'
+        pos_below2 = C₊ + C₊'              (and the same for the negatives)
+
+    ``descending``: entries from the highest score down, ``C`` the counts at or above
+    (``tp = C₊``, ``pos_above = C₊'``, ``pos_below = n₊ − C₊``).
+    """
+    cp, cn = _F("cpos"), _F("cneg")
+    cp1, cn1 = cp.shift(1, fill_value=0), cn.shift(1, fill_value=0)
+    n_pos, n_neg = cp.last(), cn.last()
+    x = _F("score")
+    offset = _offset(x)
+    centred = x - offset
+    pos, neg = cp - cp1, cn - cn1
+    if descending:
+        # the positives' centred scores strictly above: a running sum of the entries before
+        own = pl.when(pos > 0).then(pos * centred).otherwise(0.0)
+        return Counts(
+            score=x, centred=centred, offset=offset, pos=pos, neg=neg, pos_at=pos,
+            neg_at=neg, pos_below=n_pos - cp, neg_below=n_neg - cn, pos_above=cp1,
+            neg_above=cn1, tp=cp, fp=cn, at_or_above=cp + cn, pos_upto=n_pos - cp1,
+            neg_upto=n_neg - cn1,
+            pos_below2=2 * n_pos - cp - cp1, neg_below2=2 * n_neg - cn - cn1,
+            pos_scores_above=own.cum_sum().shift(1, fill_value=0.0), n_pos=n_pos, n_neg=n_neg,
+        )  # fmt: skip
+    # the positives' centred scores strictly above: a reverse running sum of the entries
+    # above (never a difference: an infinite score must not turn into inf − inf)
+    own = pl.when(pos > 0).then(pos * centred).otherwise(0.0)
+    above = own.cum_sum(reverse=True).shift(-1, fill_value=0.0)
+    return Counts(
+        score=x,
+        centred=centred,
+        offset=offset,
+        pos=pos,
+        neg=neg,
+        pos_at=pos,
+        neg_at=neg,
+        pos_below=cp1,
+        neg_below=cn1,
+        pos_above=n_pos - cp,
+        neg_above=n_neg - cn,
+        tp=n_pos - cp1,
+        fp=n_neg - cn1,
+        at_or_above=(n_pos + n_neg) - (cp1 + cn1),
+        pos_upto=cp,
+        neg_upto=cn,
+        pos_below2=cp + cp1,
+        neg_below2=cn + cn1,
+        pos_scores_above=above,
+        n_pos=n_pos,
+        n_neg=n_neg,
+    )
+
+
+def at_thresholds(found: pl.Expr, thresholds: pl.Expr) -> pl.Expr:
+    """Per group: entries (as :func:`in_list`'s) at the given thresholds instead of its scores.
+
+    ``found`` is a group's :func:`in_list` list, ``thresholds`` a list of distinct
+    thresholds per group, the first ``-inf``. Each threshold t becomes an entry whose
+    running counts (``Float64``) make :func:`listed`'s ``tp``/``fp`` the samples scored
+    ``>= t`` (predicted positive iff ``score >= threshold``): the thresholds are merged
+    into the scores (a threshold before a score equal to it), and the counts of the
+    scores strictly below each are carried up to it. (Fawcett's 2006 threshold averaging
+    reads every fold at one grid.)
+    """
+    scored = found.list.eval(
+        pl.struct(
+            score=_F("score"),
+            cpos=_F("cpos").cast(pl.Float64),
+            cneg=_F("cneg").cast(pl.Float64),
+            given=pl.lit(False),
+        )
+    )
+    given = thresholds.list.eval(
+        pl.struct(
+            score=_E,
+            cpos=pl.lit(None, pl.Float64),
+            cneg=pl.lit(None, pl.Float64),
+            given=pl.lit(True),
+        )
+    )
+    merged = pl.concat_list(scored, given).list.eval(_E.sort_by(_F("score"), ~_F("given")))
+    return merged.list.eval(_carried())
+
+
+def _carried() -> pl.Expr:
+    """Inside ``list.eval`` on merged scores and thresholds: entries at the thresholds."""
+    is_given = _F("given")
+    below = {k: _F(k).forward_fill().fill_null(0.0) for k in ("cpos", "cneg")}
+    last = {k: _F(k).max().fill_null(0.0) for k in ("cpos", "cneg")}
+    # an entry's running counts are those below the next threshold
+    carried = [below[k].filter(is_given).shift(-1).fill_null(last[k]).alias(k) for k in below]
+    return pl.struct(_F("score").filter(is_given).alias("score"), *carried)
+
+
+def spread_thresholds(score: pl.Expr, size: int) -> pl.Expr:
+    """``size`` thresholds among a group's distinct scores, at evenly spaced ranks.
+
+    Fawcett's (2006, §8.2) sampling of the thresholds of threshold averaging.
+    """
+    levels = pl.lit(pl.Series(np.linspace(0.0, 1.0, size)))
+    distinct = score.unique().sort()
+    picks = (levels * (distinct.len() - 1)).round().cast(pl.Int64)
+    return distinct.gather(picks)
+
+
+def on_grid(
+    frame: pl.LazyFrame, keys: Sequence[str], grid: Sequence[float], *, weighted: bool = False
+) -> pl.LazyFrame:
+    """The grid option: per group (``keys``), entries at ``-inf`` and each ``grid`` value.
+
+    Each row is only binned against the grid (bin j: ``[grid[j-1], grid[j])``) and counted
+    per (group, bin) by a hash aggregation, so the memory per group does not grow with
+    its rows. Entry ``-inf`` then ``grid[k]`` hold as running counts the rows scored below
+    the next grid value: :func:`listed` reads them as scores moved down to the grid (a
+    score between two grid values predicted positive at the lower one). Columns: the
+    keys, ``has_nan``, ``entries``. ``weighted``: sums of ``_pr_weight``.
+    """
+    score, positive = pl.col(SCORE), pl.col(POSITIVE)
+    w = pl.col(WEIGHT)
+    pos = pl.when(positive).then(w).otherwise(0.0).sum() if weighted else positive.sum()
+    neg = pl.when(positive).then(0.0).otherwise(w).sum() if weighted else (~positive).sum()
+    dtype = pl.Float64 if weighted else pl.Int64
+    per_bin = (
+        frame.with_columns(_pr_bin=score.bin_intervals(list(grid), labels=False).cast(pl.Int64))
+        .group_by(*keys, "_pr_bin")
+        .agg(
+            pos=pos.cast(dtype),
+            neg=neg.cast(dtype),
+            has_nan=score.is_nan().any(),
+        )
+    )
+    bins = per_bin.group_by(keys).agg(
+        pl.col("has_nan").any(), entries=pl.struct("_pr_bin", "pos", "neg")
+    )
+    return bins.with_columns(pl.col("entries").list.eval(_grid_entries(grid)))
+
+
+def _grid_entries(grid: Sequence[float]) -> pl.Expr:
+    """Sparse ``{bin, pos, neg}`` per grid bin → entries at ``-inf`` and the grid values.
+
+    The sentinel bin ``-1`` lets every lookup find a bin at or below it.
+    """
+    ordered = _E.sort_by(_F("_pr_bin"))
+    bins = pl.lit(-1, pl.Int64).append(ordered.struct.field("_pr_bin"))
+    cpos = pl.lit(0).append(ordered.struct.field("pos").cum_sum())
+    cneg = pl.lit(0).append(ordered.struct.field("neg").cum_sum())
+    upto = pl.lit(pl.Series(range(len(grid) + 1), dtype=pl.Int64))
+    at_or_below = bins.search_sorted(upto, side="right").cast(pl.Int64) - 1
+    scores = pl.lit(pl.Series([float("-inf"), *grid], dtype=pl.Float64))
+    return pl.struct(score=scores, cpos=cpos.gather(at_or_below), cneg=cneg.gather(at_or_below))
+
+
+# ------------------------------------------------------------------- over a table
+
+GID = "_pr_group_no"  # a group's number in the table evaluator's output
+W = "_pr_w"  # the rows (or weight) an entry stands for
+OFFSET = "_pr_off"
+TOP = "_pr_top"  # a bound of the group's sAUC terms (see :func:`table`)
+_ROWS = "_pr_rows"
+_ABOVE = "_pr_above"
+# the running counts of an entry's score run (see :func:`columns`)
+PB, PU, RB, RU, NP, NR, SA = (f"_pr_c{k}" for k in ("pb", "pu", "rb", "ru", "np", "nr", "sa"))
+ENTRY_COLUMNS = (PB, PU, RB, RU, NP, NR, SA)
+
+
+def table(
+    frame: pl.LazyFrame,
+    keys: Sequence[str],
+    *,
+    usable: pl.Expr,
+    positive: pl.Expr | None = None,
+    label: str | None = None,
+    extra: Sequence[pl.Expr] = (),
+    collapse: bool = False,
+    weighted: bool = False,
+    count: str | None = None,
+) -> tuple[pl.LazyFrame, pl.LazyFrame]:
+    """The table evaluator: order each group's scores once; return ``(groups, entries)``.
+
+    ``frame`` has ``_pr_score`` (``Float64``), the ``keys``, the positive flag (the
+    ``Boolean`` column ``_pr_positive``, or ``positive``: an expression of the keys and
+    ``label``, such as label = class) and, as the options ask, ``label``,
+    ``_pr_weight`` or ``count``. ``groups``
+    has one row per group: the keys, ``_pr_gid`` and the ``extra`` aggregations,
+    evaluated over all the group's rows (``usable`` or not) in the same pass (and
+    ``_pr_scale``, weighted). ``entries`` has one row per ``usable`` row (per collapsed
+    set of rows with ``collapse``): ``_pr_gid``, ``label``, the score, the positive flag,
+    ``_pr_w`` (what the entry stands for, when not one row) and the running counts
+    :func:`columns` reads.
+
+    ``collapse=True`` first counts the rows that share (group, score, label or positive
+    flag): much cheaper when scores are heavily tied, dearer when they are distinct. The
+    ``extra`` aggregations are then applied twice (to the rows, then to their per-score
+    results), so they must be sums, counts-as-sums or ``any``. ``weighted``: an entry
+    stands for its rows' case weights (``_pr_weight``), divided by the group's largest;
+    ``count``: for a number of rows (a column of multiplicities). The group numbers of
+    both outputs come from one cached evaluation (group-by output order is not
+    deterministic: never match them across evaluations).
+    """
+    keys = list(keys)
+    score = pl.col(SCORE)
+    flag = pl.col(POSITIVE) if positive is None else positive.alias(POSITIVE)
+    labels: list[str | pl.Expr] = [label] if label else []
+    if not extra:  # nothing to count in unusable rows: drop them before the ordering
+        frame = frame.filter(usable)
+    stands_for = collapse or weighted or count is not None
+    if collapse:  # (``label`` tells the positives apart where it is given)
+        size = (
+            pl.col(WEIGHT).sum()
+            if weighted
+            else pl.col(count).cast(pl.Int64).sum()
+            if count
+            else pl.len().cast(pl.Int64)
+        )
+        frame = frame.group_by(*keys, SCORE, *(labels or [flag])).agg(size.alias(W), *extra)
+        flag = flag if label else pl.col(POSITIVE)
+    fields: list[str | pl.Expr] = [SCORE, *labels, flag]
+    if collapse:
+        fields.append(W)
+    elif weighted:
+        fields.append(pl.col(WEIGHT).alias(W))
+    elif count is not None:
+        fields.append(pl.col(count).cast(pl.Int64).alias(W))
+    scale = [pl.col(W if collapse else WEIGHT).max().alias(SCALE)] if weighted else []
+    rows = pl.struct(fields)
+    # sorted inside one list per group: cheaper than ``sort_by`` in the aggregation
+    in_order = _E.sort_by(_F(SCORE))
+    top = pl.col(SCALE)
+    ordered = (
+        frame.group_by(keys)
+        .agg(rows.implode().list.eval(in_order).alias(_ROWS), *extra, *scale)
+        .with_columns(
+            pl.int_range(pl.len(), dtype=pl.UInt32).alias(GID),
+            *([pl.when(top > 0.0).then(top).otherwise(1.0).alias(SCALE)] if weighted else []),
+        )
+        .cache()
+    )
+    groups = ordered.drop(_ROWS)
+    # The positives' centred scores at or above each row: a reverse running sum within
+    # the group (cheaper in the sorted list than a window over the exploded rows), in a
+    # list of its own (as a struct field it rebuilds every group's rows).
+    x = _F(SCORE)
+    offset = _offset(x)
+    centred = x - offset
+    scores = centred * _F(W) if stands_for else centred
+    above = pl.when(_F(POSITIVE)).then(scores).otherwise(0.0).cum_sum(reverse=True)
+    flat = (
+        ordered.select(
+            GID,
+            _ROWS,
+            pl.col(_ROWS).list.eval(above).alias(_ABOVE),
+            pl.col(_ROWS).list.eval(offset).list.first().alias(OFFSET),
+            *([SCALE] if weighted else []),
+        )
+        # the positives' centred scores above the lowest finite one: each at least 0, so
+        # their sum bounds every sAUC term of the group (the unit of its exact sums)
+        .with_columns(pl.col(_ABOVE).list.first().fill_null(0.0).alias(TOP))
+        .explode(_ROWS, _ABOVE)
+        .unnest(_ROWS)
+    )
+    if weighted:  # the group's weights (and sums of weights) divided by its largest
+        scaled = (W, _ABOVE, TOP)
+        flat = flat.with_columns((pl.col(c) / top).alias(c) for c in scaled).drop(SCALE)
+    if extra:
+        flat = flat.filter(score.is_not_null() & pl.col(POSITIVE).is_not_null())
+    if weighted and (extra or collapse):  # rows (or tied runs) of null or zero weight
+        w = pl.col(W)
+        flat = flat.filter(w.is_not_null() & ((w > 0.0) | score.is_nan()))
+    return groups, _runs(flat, weighted=stands_for)
+
+
+def _runs(rows: pl.LazyFrame, *, weighted: bool) -> pl.LazyFrame:
+    """The exploded groups of :func:`table` with each row's running counts.
+
+    With the rows of a group in ascending score order and ``p`` a row's positives
+    (``_pr_w`` or 1 for a positive row, else 0): ``_pr_cpb``/``_pr_cpu`` are the
+    positives strictly below / at or below the row's tie run, ``_pr_crb``/``_pr_cru``
+    the rows (weights) likewise, ``_pr_cnp``/``_pr_cnr`` the group's positives and rows,
+    ``_pr_csa`` the positives' centred scores strictly above the run. (Shifts and fills
+    are cheaper here, on the flat rows, than inside each group's list.)
+    """
+    gid, score, pos = pl.col(GID), pl.col(SCORE), pl.col(POSITIVE)
+    w = pl.col(W) if weighted else pl.lit(1, pl.Int64)
+    p = pl.when(pos).then(w).otherwise(0) if weighted else pos.cast(pl.Int64)
+    # rows of the table before this one (all groups; the group's start is subtracted
+    # below) — real weights within their group: a float running sum over all groups
+    # would round each group's counts by the groups before it, whose order is arbitrary
+    real = weighted and rows.collect_schema()[W].is_float()
+    row = (
+        (w.cum_sum().over(GID) if real else w.cum_sum()) - w
+        if weighted
+        else pl.int_range(pl.len(), dtype=pl.Int64)
+    )
+    first, last = gid.ne_missing(gid.shift(1)), gid.ne_missing(gid.shift(-1))
+    marks = rows.with_columns(
+        _first=first,
+        _last=last,
+        _start=first | score.ne_missing(score.shift(1)),
+        _end=last | score.ne_missing(score.shift(-1)),
+        _row=row,
+        _cpos=p.cum_sum().over(GID) if real else p.cum_sum(),
+    )
+    at_first = pl.col("_first")
+    in_group = marks.with_columns(
+        _i=pl.col("_row") - pl.when(at_first).then(pl.col("_row")).forward_fill(),
+        _cp=pl.col("_cpos") - pl.when(at_first).then(pl.col("_cpos") - p).forward_fill(),
+    )
+    start, end, i, cp = pl.col("_start"), pl.col("_end"), pl.col("_i"), pl.col("_cp")
+    # the positives' scores strictly above the tie run: the next row's running sum
+    next_above = pl.when(pl.col("_last")).then(0.0).otherwise(pl.col(_ABOVE).shift(-1))
+    return in_group.with_columns(
+        pl.when(start).then(cp - p).forward_fill().alias(PB),
+        pl.when(end).then(cp).backward_fill().alias(PU),
+        pl.when(start).then(i).forward_fill().alias(RB),
+        pl.when(end).then(i + w).backward_fill().alias(RU),
+        pl.when(pl.col("_last")).then(cp).backward_fill().alias(NP),
+        pl.when(pl.col("_last")).then(i + w).backward_fill().alias(NR),
+        pl.when(end).then(next_above).backward_fill().alias(SA),
+    ).drop("_first", "_last", "_start", "_end", "_row", "_cpos", "_i", "_cp", _ABOVE)
+
+
+def columns(*, weighted: bool = False) -> Counts:
+    """The :class:`Counts` of :func:`table`'s (or :func:`with_offsets`') entries, as columns.
+
+    With ``p_<``, ``p_≤`` the positives below / at or below the entry's run, ``r_<``,
+    ``r_≤`` the rows likewise and ``n₊``, ``n`` the group's totals::
+
+        pos_below = p_<    neg_below = r_< − p_<    pos_at = p_≤ − p_<
+        pos_below2 = p_< + p_≤    neg_below2 = (r_< − p_<) + (r_≤ − p_≤)
+
+    ``weighted``: the entries carry ``_pr_w`` (a weight or a multiplicity).
+    """
+    pb, pu, rb, ru, n_pos, n_rows = (pl.col(c) for c in (PB, PU, RB, RU, NP, NR))
+    w = pl.col(W) if weighted else pl.lit(1, pl.Int64)
+    positive = pl.col(POSITIVE)
+    n_neg = n_rows - n_pos
+    x = pl.col(SCORE)
+    offset = pl.col(OFFSET)
+    return Counts(
+        score=x,
+        centred=x - offset,
+        offset=offset,
+        pos=pl.when(positive).then(w).otherwise(0),
+        neg=pl.when(positive).then(0).otherwise(w),
+        pos_at=pu - pb,
+        neg_at=(ru - pu) - (rb - pb),
+        pos_below=pb,
+        neg_below=rb - pb,
+        pos_above=n_pos - pu,
+        neg_above=n_neg - (ru - pu),
+        tp=n_pos - pb,
+        fp=n_neg - (rb - pb),
+        at_or_above=n_rows - rb,
+        pos_upto=pu,
+        neg_upto=ru - pu,
+        pos_below2=pb + pu,
+        neg_below2=(rb - pb) + (ru - pu),
+        pos_scores_above=pl.col(SA),
+        n_pos=n_pos,
+        n_neg=n_neg,
+    )
+
+
+# ---------------------------------------------------- the table's buckets option
+
+
+def range_breaks(quantiles: Sequence[float | None]) -> pl.Series:
+    """The buckets option's boundaries: the distinct ``quantiles`` of a group's scores, sorted.
+
+    (Sampled score quantiles, e.g. from a cluster engine; missing ones dropped.)
+    """
+    found = [q for q in quantiles if q is not None]
+    return pl.Series(SCORE, found, pl.Float64).unique().sort()
+
+
+def bucket_of(breaks: pl.Series) -> pl.Expr:
+    """The buckets option: a score's range, the number of ``breaks`` at or below it.
+
+    NaN falls in the last range (Polars orders NaN above every number), a null score in 0.
+    """
+    bucket = pl.lit(breaks).search_sorted(pl.col(SCORE), side="right").cast(pl.Int64)
+    return pl.when(pl.col(SCORE).is_null()).then(0).otherwise(bucket)
+
+
+def range_offsets(totals: pl.LazyFrame, keys: Sequence[str], by_range: str) -> pl.LazyFrame:
+    """The buckets option: per group (``keys``) and score range, what lies outside the range.
+
+    A group too big for one worker is cut into ranges of scores (``by_range``, ascending
+    integers); :func:`table` counts each range's entries on its own, and
+    :func:`with_offsets` makes them the whole group's. ``totals`` has one row per
+    (group, range): ``_pr_p`` positives, ``_pr_r`` rows (both counts) and ``_pr_s`` the
+    positives' score sum. The offsets: positives and rows below the range
+    (``_pr_pb0``, ``_pr_rb0``), the group's totals (``_pr_np0``, ``_pr_nr0``), the
+    positives above the range and their score sum (``_pr_pa0``, ``_pr_sa0``; summed
+    downwards from the top, never a difference: an infinite score must not turn into
+    inf − inf).
+    """
+    keys = list(keys)
+    p, r, sums = pl.col("_pr_p"), pl.col("_pr_r"), pl.col("_pr_s")
+    return totals.sort(*keys, by_range).select(
+        *keys,
+        by_range,
+        (p.cum_sum() - p).over(keys).alias("_pr_pb0"),
+        (r.cum_sum() - r).over(keys).alias("_pr_rb0"),
+        p.sum().over(keys).alias("_pr_np0"),
+        r.sum().over(keys).alias("_pr_nr0"),
+        (p.cum_sum(reverse=True) - p).over(keys).alias("_pr_pa0"),
+        sums.cum_sum(reverse=True).shift(-1, fill_value=0.0).over(keys).alias("_pr_sa0"),
+    )
+
+
+def with_offsets(entries: pl.LazyFrame, offsets: pl.LazyFrame, on: Sequence[str]) -> pl.LazyFrame:
+    """``entries`` of one score range of their groups, counted within the whole groups.
+
+    ``offsets`` are :func:`range_offsets` (per range, ``on``): the running counts of
+    the ranges below are added to the entries', the group's totals replace the range's,
+    and the positives' scores above the range join the sum of those above each entry
+    (centred on the range's own offset, as the entries' are).
+    """
+    lower = {PB: "_pr_pb0", PU: "_pr_pb0", RB: "_pr_rb0", RU: "_pr_rb0"}
+    above = pl.when(pl.col("_pr_pa0") > 0).then(pl.col(OFFSET) * pl.col("_pr_pa0")).otherwise(0.0)
+    joined = entries.join(offsets, on=list(on), how="left")
+    return joined.with_columns(
+        *((pl.col(c) + pl.col(o)).alias(c) for c, o in lower.items()),
+        pl.col("_pr_np0").alias(NP),
+        pl.col("_pr_nr0").alias(NR),
+        (pl.col(SA) + (pl.col("_pr_sa0") - above)).alias(SA),
+        (pl.col(TOP) + (pl.col("_pr_sa0") - above)).alias(TOP),  # the bound, too
+    ).drop("_pr_pb0", "_pr_rb0", "_pr_np0", "_pr_nr0", "_pr_pa0", "_pr_sa0")
+
+
+def placed(
+    frame: pl.LazyFrame,
+    keys: Sequence[str],
+    value: Callable[[Counts], pl.Expr],
+    *,
+    weighted: bool = False,
+    score: str = SCORE,
+    name: str = "placement",
+) -> pl.LazyFrame:
+    """``frame``'s rows with ``value`` of their score's entry (column ``name``).
+
+    The rows of each group (``keys``) that share a score and a class are one entry of
+    the table evaluator (``collapse``); ``value`` (a formula on :func:`columns`, e.g.
+    DeLong's placement values) is computed per entry and joined back to the rows on
+    (keys…, score, positive flag): DeLong's tests in ``compare/`` pair two models'
+    placements by sample. ``frame`` holds usable rows with the column ``score`` (default
+    ``_pr_score``), ``_pr_positive`` and, ``weighted``, ``_pr_weight``.
+    """
+    keys = list(keys)
+    frame = frame.cache()  # counted, then joined to: read once
+    rows = frame.select(
+        *keys, pl.col(score).alias(SCORE), POSITIVE, *([WEIGHT] if weighted else [])
+    )
+    groups, found = table(rows, keys, usable=pl.lit(True), collapse=True, weighted=weighted)
+    at = "_pr_at"  # a row's score, to join its entry's value back
+    per_score = found.join(groups.select(GID, *keys), on=GID).select(
+        *keys, pl.col(SCORE).alias(at), POSITIVE, value(columns(weighted=True)).alias(name)
+    )
+    joined = frame.with_columns(pl.col(score).alias(at)).join(
+        per_score, on=[*keys, at, POSITIVE], how="left", nulls_equal=True
+    )
+    return joined.drop(at)
+
+
+# ------------------------------------------------------------ the collapse decision
 
 # A group's scores count as heavily tied when a sample of them repeats a lot and the
 # group has several rows per distinct value: then counting the distinct (score,
@@ -111,461 +754,9 @@ def heavily_tied(
 
     True when the first ``sample`` scores hold at most ``share`` times as many
     distinct values as scores and there are at least ``per_value`` scores per such
-    value. Used per group inside ``list.eval`` and, with a larger sample, a smaller
-    share and more rows per value, on a whole log by ``pr.evaluate``.
+    value. ``pr.evaluate`` asks it of an in-memory log (a larger sample, a smaller share
+    and more rows per value) to choose the table evaluator's ``collapse`` option.
     """
     head = scores.head(sample)
     distinct = head.n_unique()
     return (distinct <= share * head.len()) & (distinct * per_value <= scores.len())
-
-
-def _ranks_of_sorted_rows() -> pl.Expr:
-    """Inside ``list.eval`` on rows sorted by score: the fields of :func:`rank_stats`."""
-    x = _E.struct.field("threshold").set_sorted()
-    y = _E.struct.field("positive")
-    scored = x.is_not_null()
-    return pl.struct(
-        rank_sum=x.rank("average").filter(y).sum(),
-        n_pos=(y & scored).sum().cast(pl.Int64),
-        n_neg=(~y & scored).sum().cast(pl.Int64),
-        nan=x.last().is_nan().fill_null(False),
-    )
-
-
-def _ranks_of_sorted_counts() -> pl.Expr:
-    """Inside ``list.eval`` on ``{threshold, positive, count}`` sorted by score: the same.
-
-    A tie run spans the rows ranked ``below + 1 .. upto`` (rows counted by ``count``),
-    so each of its rows has the mid-rank ``(below + 1 + upto) / 2``.
-    """
-    x, y = _E.struct.field("threshold"), _E.struct.field("positive")
-    count = pl.when(x.is_not_null()).then(_E.struct.field("count").cast(pl.Int64)).otherwise(0)
-    upto_row = count.cum_sum()
-    below = pl.when(x.ne_missing(x.shift(1))).then(upto_row - count).forward_fill()
-    upto = pl.when(x.ne_missing(x.shift(-1))).then(upto_row).backward_fill()
-    mid_rank = (below + upto + 1).cast(pl.Float64) / 2.0
-    return pl.struct(
-        rank_sum=(mid_rank * count).filter(y).sum(),
-        n_pos=count.filter(y).sum(),
-        n_neg=count.filter(~y).sum(),
-        nan=x.last().is_nan().fill_null(False),
-    )
-
-
-def rank_stats(score: pl.Expr, positive: pl.Expr) -> pl.Expr:
-    """Return, per group, a one-element list of ``{rank_sum, n_pos, n_neg, nan}``.
-
-    ``rank_sum`` is the sum of the positives' mid-ranks among all scores. Each
-    group's rows are read by one of two exact paths, chosen per group from a sample
-    of its first :data:`TIE_SAMPLE` scores:
-
-    * sort the (score, positive) pairs (:func:`sorted_rows`) and rank them: flagged
-      as sorted, ``rank("average")`` skips its own argsort and only resolves the tie
-      runs, so the AUC costs about one sort;
-    * when the scores are heavily tied (the sample's distinct values are at most
-      half the sample and an eighth of the group), collapse the ties first: count each
-      distinct (score, positive) pair (a hash aggregation), sort the counts and
-      give each run its mid-rank — cheaper than sorting every row.
-
-    The other path gets an empty slice (free) and the two partial results are added.
-    ``score``/``positive`` may hold nulls: a row with either null gets a null score
-    and counts nowhere. ``nan`` tells whether a usable score is NaN (NaN sorts last).
-    Read the fields with :func:`reduce_ranks`.
-    """
-    usable = pl.when(positive.is_not_null()).then(score)
-    rows = pl.struct(threshold=usable, positive=positive).implode()
-    tied = heavily_tied(_E.struct.field("threshold"))
-
-    def none_if(condition: pl.Expr) -> pl.Expr:  # how many rows a path takes: all or none
-        return pl.when(condition).then(0).otherwise(pl.len())
-
-    by_rows = _E.head(none_if(tied))
-    in_order = by_rows.sort_by(by_rows.struct.field("threshold"))
-    sorted_path = rows.list.eval(in_order).list.eval(_ranks_of_sorted_rows())
-    pairs = _E.head(none_if(~tied)).value_counts(name="count")
-    counted = pl.struct(
-        _E.struct.field("pair").struct.field("threshold", "positive"), _E.struct.field("count")
-    )
-    counts_path = (
-        rows.list.eval(pairs.struct.rename_fields(["pair", "count"]))
-        .list.eval(counted)
-        .list.eval(_E.sort_by(_E.struct.field("threshold")))
-        .list.eval(_ranks_of_sorted_counts())
-    )
-    f = _E.struct.field
-    total = pl.struct(
-        rank_sum=f("rank_sum").sum(),
-        n_pos=f("n_pos").sum(),
-        n_neg=f("n_neg").sum(),
-        nan=f("nan").any(),
-    )
-    return sorted_path.list.concat(counts_path).list.eval(total)
-
-
-def class_weights() -> tuple[pl.Expr, pl.Expr, pl.Expr]:
-    """Inside ``list.eval`` on raw ``{threshold, positive, weight}`` rows: ``(pos, neg, bad)``.
-
-    ``pos``/``neg`` are each row's weight as a positive/negative (``Float64``, 0 for the
-    other class) under the contract's policies, with no row removed: a row with a null
-    score, label or weight weighs 0 (a weight-0 row adds nothing to any sum: it is the
-    row removed), and a usable row with a NaN score weighs NaN, so the sums turn NaN and
-    its class counts as present (Polars orders NaN above 0, so ``n > 0`` holds): a group
-    with a NaN score is NaN when it has both classes (weights of 0 included) and null
-    otherwise, the contract's "degenerate precedes NaN". ``bad`` (a scalar) tells
-    whether a weight of the rows (any row) is negative, NaN or infinite: two
-    reductions over the weights already in the list.
-    """
-    x, y, w = _E.struct.field("threshold"), _E.struct.field("positive"), _E.struct.field("weight")
-    usable = pl.when(x.is_nan()).then(w * float("nan")).when(x.is_not_null()).then(w)
-    pos = pl.when(y).then(usable).otherwise(0.0).fill_null(0.0)
-    neg = pl.when(~y).then(usable).otherwise(0.0).fill_null(0.0)
-    bad = ((w.min() < 0.0) | ~w.nan_max().is_finite()).fill_null(False)
-    return pos, neg, bad
-
-
-def weighted_auc(score: pl.Expr, positive: pl.Expr, weight: pl.Expr) -> pl.Expr:
-    """Per group: ``{value, bad_weight}``, the weighted AUC read from the rows in score order.
-
-    Each (positive, negative) pair counts w₊·w₋, ties ½ (scikit-learn's
-    ``roc_auc_score(..., sample_weight=w)``). Read per tie run r: with P_r the run's
-    positive weight and C_r the negatives' running weight at its end, twice the
-    Mann–Whitney count is Σ_r P_r·(C_{r−1} + C_r) (Bradley 1997, eq. 7, with weights:
-    the negatives below the run, twice, plus the run's own), and the AUC that sum over
-    2·W₊·W₋. It is summed as Σ_r P_r·((C_{r−1} + C_r)/W₋) / W₊: every factor is at most
-    2 and no two weights are multiplied, so weights of 1e160 or 1e-170 give the value
-    of weights near 1 without rescaling them first.
-
-    The columns are read as they are (``Float64`` score, ``Boolean`` positive,
-    ``Float64`` weight, all nullable), so the rows are gathered into the group's list
-    once and no filtered copy is made: :func:`class_weights` applies the contract's
-    policies as weights, and ``bad_weight`` is its check (the caller raises; see
-    ``_input.binary_expr``'s ``raw_weight``).
-
-    ``value`` is null when either class has no weight. Four ``list.eval`` steps (no
-    common-subexpression elimination inside them): sort; the running sums, the
-    last-of-run flag and the check; the runs' ends (one row per distinct score); the
-    sum. Measured with ``benchmarks/bench_weights.py`` (see ``benchmarks/README.md``).
-    """
-    x = _E.struct.field("threshold")
-    pos, neg, bad = class_weights()
-    # null scores sort first and weigh 0; each is kept as a "run" of its own, so that a
-    # group of null scores still has rows to carry ``bad`` to the end
-    last = x.ne_missing(x.shift(-1)) | x.is_null()
-    runs = pl.struct(cneg=neg.cum_sum(), cpos=pos.cum_sum(), last=last, bad=bad)
-    rows = sorted_rows(score, positive, weight)
-    ends = rows.list.eval(runs).list.eval(_E.filter(_E.struct.field("last")))
-    cneg, cpos = _E.struct.field("cneg"), _E.struct.field("cpos")
-    n_pos, n_neg = cpos.last(), cneg.last()
-    run_pos = cpos - cpos.shift(1, fill_value=0.0)
-    u = (run_pos * ((cneg.shift(1, fill_value=0.0) + cneg) / n_neg)).sum() / n_pos
-    auc = pl.when((n_pos > 0) & (n_neg > 0)).then(0.5 * u)  # NaN > 0: a NaN class is present
-    result = pl.struct(value=auc, bad_weight=_E.struct.field("bad").first())
-    return ends.list.eval(result).list.first()
-
-
-def reduce_ranks(score: pl.Expr, positive: pl.Expr, reduction: pl.Expr) -> pl.Expr:
-    """Evaluate ``reduction`` (written with ``RANK_SUM``, ``R_POS``, ...) on :func:`rank_stats`.
-
-    The statistics are computed once and the reduction reads them as often as it
-    likes (an aggregation has no common-subexpression elimination).
-    """
-    return rank_stats(score, positive).list.eval(reduction).list.first()
-
-
-def threshold_counts(score: pl.Expr, positive: pl.Expr, weight: pl.Expr | None = None) -> pl.Expr:
-    """Return, per group, the ascending list of ``{threshold, cpos, cneg, pos, neg}``.
-
-    ``score`` must be a non-null ``Float64`` and ``positive`` a non-null ``Boolean``
-    (see ``_input.binary_expr``). All counts are ``Int64``. With a ``weight``
-    (non-null, non-negative ``Float64``) the counts are sums of case weights
-    (``Float64``), as scikit-learn's ``_binary_clf_curve`` with ``sample_weight``: every
-    reduction written with ``POS``, ``NEG``, ... then gives the weighted quantity.
-    """
-    if weight is not None:
-        return _weighted_threshold_counts(score, positive, weight)
-    rows = sorted_rows(score, positive)
-    x = _E.struct.field("threshold")
-    last_of_tie = x.ne_missing(x.shift(-1))
-    collapse = (
-        _E.struct.with_fields(
-            cpos=_F("positive").cast(pl.Int64).cum_sum(),
-            cnt=pl.int_range(1, pl.len() + 1, dtype=pl.Int64),
-        )
-        .filter(last_of_tie)
-        .struct.with_fields(cneg=_F("cnt") - _F("cpos"))
-        .struct.with_fields(
-            pos=_F("cpos") - _F("cpos").shift(1, fill_value=0),
-            neg=_F("cneg") - _F("cneg").shift(1, fill_value=0),
-        )
-        # drop, not re-wrap: re-selecting the fields into a new struct would evaluate
-        # the whole chain once per field (no common-subexpression elimination here)
-        .struct.drop(["positive", "cnt"])
-    )
-    return rows.list.eval(collapse)
-
-
-def _weighted_threshold_counts(score: pl.Expr, positive: pl.Expr, weight: pl.Expr) -> pl.Expr:
-    # The same ordering as the unweighted counts; the running sums add weights, and
-    # the negatives' sum is accumulated on its own (not total − positives) so that a
-    # class's count is exact when the other class's weights are large.
-    x, w = _E.struct.field("threshold"), _F("weight")
-    last_of_tie = x.ne_missing(x.shift(-1))
-    collapse = (
-        _E.struct.with_fields(
-            cpos=pl.when(_F("positive")).then(w).otherwise(0.0).cum_sum(),
-            cneg=pl.when(_F("positive")).then(0.0).otherwise(w).cum_sum(),
-        )
-        .filter(last_of_tie)
-        .struct.with_fields(
-            pos=_F("cpos") - _F("cpos").shift(1, fill_value=0.0),
-            neg=_F("cneg") - _F("cneg").shift(1, fill_value=0.0),
-        )
-        .struct.drop(["positive", "weight"])
-    )
-    return sorted_rows(score, positive, weight).list.eval(collapse)
-
-
-def reduce_counts(
-    score: pl.Expr, positive: pl.Expr, reduction: pl.Expr, weight: pl.Expr | None = None
-) -> pl.Expr:
-    """Evaluate ``reduction`` (written with ``POS``, ``NEG``, ...) over a group's counts.
-
-    With a ``weight`` the counts are sums of case weights (see :func:`threshold_counts`).
-    """
-    return threshold_counts(score, positive, weight).list.agg(reduction)
-
-
-# Reductions shared by several metrics (all over one group's counts).
-N_POS = CPOS.last()
-N_NEG = CNEG.last()
-NEG_BELOW = CNEG - NEG  # negatives scored strictly below the threshold
-POS_ABOVE = N_POS - CPOS  # positives scored strictly above the threshold
-# Mann–Whitney U: pairs (positive above negative), ties counting one half.
-U = (POS * (NEG_BELOW + 0.5 * NEG)).sum()
-AUC = U / (N_POS * N_NEG).cast(pl.Float64)
-
-# Fields of ``rank_stats`` (read inside ``reduce_ranks``).
-RANK_SUM = _E.struct.field("rank_sum")
-R_POS = _E.struct.field("n_pos").cast(pl.Float64)
-R_NEG = _E.struct.field("n_neg").cast(pl.Float64)
-R_NAN = _E.struct.field("nan")
-
-
-def hanley_mcneil_se(theta: pl.Expr, n_pos: pl.Expr, n_neg: pl.Expr) -> pl.Expr:
-    """``SE(W)`` of Hanley & McNeil (1982), Bradley (1997) eq. 10–12, from θ and the counts.
-
-    The one copy of the formula: :func:`polaroc.auc_se` and :func:`polaroc.evaluate` use it.
-    """
-    n_pos, n_neg = n_pos.cast(pl.Float64), n_neg.cast(pl.Float64)
-    q1 = theta / (2.0 - theta)
-    q2 = 2.0 * theta**2 / (1.0 + theta)
-    var = theta * (1.0 - theta) + (n_pos - 1.0) * (q1 - theta**2) + (n_neg - 1.0) * (q2 - theta**2)
-    return (var / (n_pos * n_neg)).sqrt()
-
-
-# ----------------------------------------------------------- the table-level core
-#
-# One representation for every rank-based quantity of a table: per (group, distinct
-# score) the positives' and negatives' (weighted) counts. The expression paths above
-# (``rank_stats``, ``threshold_counts``) and the block sums of ``_blocks`` are faster
-# evaluations of the same numbers; the tests check them equal to this core.
-
-# the columns of ``score_counts``
-COUNT_SCORE, COUNT_POS, COUNT_NEG = "score", "n_pos", "n_neg"
-COUNT_NEG_BELOW, COUNT_POS_ABOVE = "neg_below", "pos_above"
-_AT = "_pr_at"  # a row's distinct score, to join the per-score placements back
-
-
-def score_counts(
-    frame: pl.LazyFrame,
-    keys: Sequence[str],
-    *,
-    weighted: bool = False,
-    score: str = SCORE_COLUMN,
-    count: str | None = None,
-) -> pl.LazyFrame:
-    """Per (keys…, distinct score): ``n_pos``, ``n_neg``, ``neg_below``, ``pos_above``.
-
-    ``frame`` holds usable rows (non-null score and positive indicator) with the
-    internal columns ``_pr_score`` (or the column ``score``), ``_pr_positive`` and,
-    with ``weighted``, ``_pr_weight``. Counts are ``Int64``; weighted they are sums of
-    the group's weights divided by its largest (``Float64``; every quantity read from
-    them is a ratio the scale cancels, and the products of 1e160 weights cannot
-    overflow). ``count`` names an integer column of row multiplicities (rows already
-    counted, as the big-group combiner of ``scale/`` leaves them): the counts are then
-    its sums, exact integers. ``neg_below`` counts the group's negatives scored
-    strictly below the score and ``pos_above`` its positives strictly above. Rows
-    come sorted by keys, then ``score`` (NaN last, −0.0 and 0.0 one score). Read with
-    :func:`rank_summary` and :func:`placements`.
-    """
-    keys = list(keys)
-    pos = pl.col(POSITIVE_COLUMN)
-    if weighted:
-        w = pl.col(WEIGHT_COLUMN)
-        top = pl.when(w.max() > 0.0).then(w.max()).otherwise(1.0)
-        frame = frame.with_columns((w / (top.over(keys) if keys else top)).alias(WEIGHT_COLUMN))
-        w_col = pl.col(WEIGHT_COLUMN)
-        n_pos = pl.when(pos).then(w_col).otherwise(0.0).sum()
-        n_neg = pl.when(pos).then(0.0).otherwise(w_col).sum()
-    elif count is not None:
-        m = pl.col(count).cast(pl.Int64)
-        n_pos = m.filter(pos).sum()
-        n_neg = m.filter(~pos).sum()
-    else:
-        n_pos = pos.sum().cast(pl.Int64)
-        n_neg = (~pos).sum().cast(pl.Int64)
-    distinct = (pl.col(score) + 0.0).alias(COUNT_SCORE)  # -0.0 and 0.0 group as one score
-    counts = (
-        frame.group_by(*keys, distinct)
-        .agg(n_pos.alias(COUNT_POS), n_neg.alias(COUNT_NEG))
-        .sort(*keys, COUNT_SCORE, nulls_last=True)
-    )
-
-    def over(value: pl.Expr) -> pl.Expr:
-        return value.over(keys) if keys else value
-
-    p, n = pl.col(COUNT_POS), pl.col(COUNT_NEG)
-    return counts.with_columns(
-        over(n.cum_sum() - n).alias(COUNT_NEG_BELOW),
-        over(p.sum() - p.cum_sum()).alias(COUNT_POS_ABOVE),
-    )
-
-
-def precision_term(pos: pl.Expr, pos_at_or_above: pl.Expr, rows_at_or_above: pl.Expr) -> pl.Expr:
-    """One distinct score's share of Σ precision over the positives: ``pos`` × its precision.
-
-    The score's ``pos`` positives are predicted positive first at that score, where the
-    precision is (positives at or above) / (rows at or above); average precision is
-    the sum of these terms over the scores divided by n⁺ (:func:`average_precision_of`).
-    The one formula of scikit-learn's step sum Σ Δrecall · precision (Davis & Goadrich
-    2006, §4): every path — the core, the expression, the block sums of ``pr.evaluate``
-    and the big-group buckets — reads its precisions through it.
-    """
-    return pos * (pos_at_or_above / rows_at_or_above)
-
-
-def delong_variance_of(
-    pos: pl.Expr,
-    neg: pl.Expr,
-    neg_below: pl.Expr,
-    pos_above: pl.Expr,
-    n_pos: pl.Expr,
-    n_neg: pl.Expr,
-    auc: pl.Expr,
-) -> pl.Expr:
-    """DeLong et al.'s (1988) variance of the AUC, S₁₀/n⁺ + S₀₁/n⁻, from per-score counts.
-
-    With placement values V₁₀(x) = P(negative < x) + ½ P(negative = x) for each
-    positive x and V₀₁(y) = P(positive > y) + ½ P(positive = y) for each negative y,
-    S₁₀ and S₀₁ are their sample variances. A placement value is constant within a
-    tie run, so the sums run over the distinct scores weighted by their ``pos`` and
-    ``neg`` counts. ``n_pos``, ``n_neg`` (``Float64``) are the class totals and
-    ``auc`` the group's AUC; null with fewer than two positives or negatives. The
-    one formula: :func:`rank_summary` and ``pr.auc_se`` read it.
-    """
-    v10 = (neg_below + 0.5 * neg) / n_neg  # a positive's placement among the negatives
-    v01 = (pos_above + 0.5 * pos) / n_pos  # a negative's placement among the positives
-    s10 = (pos * (v10 - auc) ** 2).sum() / (n_pos - 1.0)
-    s01 = (neg * (v01 - auc) ** 2).sum() / (n_neg - 1.0)
-    return pl.when((n_pos > 1) & (n_neg > 1)).then(s10 / n_pos + s01 / n_neg)
-
-
-def average_precision_of(precision_sum: pl.Expr, n_pos: pl.Expr, n_neg: pl.Expr) -> pl.Expr:
-    """Average precision from Σ :func:`precision_term` and the class totals.
-
-    Null for a group without positives or without negatives (the contract's degenerate
-    group); the caller makes it NaN for a group holding a NaN score.
-    """
-    both = (n_pos > 0) & (n_neg > 0)
-    return pl.when(both).then(precision_sum / n_pos.cast(pl.Float64))
-
-
-def rank_summary(counts: pl.LazyFrame, keys: Sequence[str]) -> pl.LazyFrame:
-    """Per group of :func:`score_counts`: the rank-based quantities of the group.
-
-    Columns keys…, ``n_pos``, ``n_neg``, ``auc``, ``sauc``, ``average_precision``,
-    ``var_delong``. ``auc`` is the Mann–Whitney count over the pairs, ties ½ (Bradley 1997, eq. 7);
-    ``sauc`` Wu & Flach's (2005) Σ (x − y)·[x > y] over the pairs, from per-score sums
-    centred on the group's first finite score; ``average_precision`` scikit-learn's
-    step sum Σ Δrecall·precision; ``var_delong`` DeLong et al.'s (1988) S₁₀/m + S₀₁/n
-    from the placement values of :func:`placements` (read per distinct score, each
-    counted as often as it occurs). Null for a group without positives or negatives
-    (precedence over NaN), NaN for a group holding a NaN score.
-    """
-    keys = list(keys)
-    x, p, n = (
-        pl.col(COUNT_SCORE),
-        pl.col(COUNT_POS).cast(pl.Float64),
-        pl.col(COUNT_NEG).cast(pl.Float64),
-    )
-    below, above = (
-        pl.col(COUNT_NEG_BELOW).cast(pl.Float64),
-        pl.col(COUNT_POS_ABOVE).cast(pl.Float64),
-    )
-    n_pos, n_neg = p.sum(), n.sum()
-    pairs = n_pos * n_neg
-    u = (p * (below + 0.5 * n)).sum()
-    offset = x.filter(x.is_finite()).first().fill_null(0.0)
-    centred = x - offset
-    # Σ over pairs x > y of x − y: each positive score gains the negatives below it,
-    # each negative score loses the positives above it
-    gaps = (p * below * centred).sum() - (n * above * centred).sum()
-    # precision at each threshold t (rows scored >= t), the recall step its positives
-    tp_at, all_at = above + p, above + p + (n_neg - below)
-    ap = average_precision_of(precision_term(p, tp_at, all_at).sum(), n_pos, n_neg)
-    auc = u / pairs
-    var = delong_variance_of(p, n, below, above, n_pos, n_neg, auc)
-
-    def ruled(value: pl.Expr) -> pl.Expr:
-        return (
-            pl.when((n_pos == 0) | (n_neg == 0))
-            .then(None)
-            .when(x.is_nan().any())
-            .then(float("nan"))
-            .otherwise(value)
-        )
-
-    return counts.group_by(keys or pl.lit(0).alias("_pr_all")).agg(
-        n_pos.alias(COUNT_POS),
-        n_neg.alias(COUNT_NEG),
-        ruled(auc).alias("auc"),
-        ruled(gaps / pairs).alias("sauc"),
-        ruled(ap).alias("average_precision"),
-        ruled(var).alias("var_delong"),
-    )
-
-
-def placements(
-    frame: pl.LazyFrame,
-    keys: Sequence[str],
-    *,
-    weighted: bool = False,
-    score: str = SCORE_COLUMN,
-    name: str = "placement",
-) -> pl.LazyFrame:
-    """``frame``'s rows with DeLong et al.'s (1988) placement value (column ``name``).
-
-    For a positive row, V₁₀ = (negatives below + ½ tied) / n⁻; for a negative row,
-    V₀₁ = (positives above + ½ tied) / n⁺ (weighted counts when ``weighted``): the
-    AUC is the mean of V₁₀ over the positives and DeLong's variance is
-    S₁₀/n⁺ + S₀₁/n⁻ over them. Read from :func:`score_counts` (of the column
-    ``score``) joined back to the rows on (keys…, score); DeLong's tests in
-    ``compare/`` pair two models' placements by sample. (Sun & Xu (2014) write the
-    same values as differences of mid-ranks.)
-    """
-    keys = list(keys)
-    frame = frame.cache()  # counted, then joined to: read once
-    counts = score_counts(frame, keys, weighted=weighted, score=score)
-    p, n = pl.col(COUNT_POS).cast(pl.Float64), pl.col(COUNT_NEG).cast(pl.Float64)
-    total_pos = p.sum().over(keys) if keys else p.sum()
-    total_neg = n.sum().over(keys) if keys else n.sum()
-    per_score = counts.select(
-        *keys,
-        pl.col(COUNT_SCORE).alias(_AT),
-        ((pl.col(COUNT_NEG_BELOW) + 0.5 * n) / total_neg).alias("_pr_v10"),
-        ((pl.col(COUNT_POS_ABOVE) + 0.5 * p) / total_pos).alias("_pr_v01"),
-    )
-    rows = frame.with_columns((pl.col(score) + 0.0).alias(_AT))
-    joined = rows.join(per_score, on=[*keys, _AT], how="left", nulls_equal=True)
-    value = pl.when(pl.col(POSITIVE_COLUMN)).then(pl.col("_pr_v10")).otherwise(pl.col("_pr_v01"))
-    return joined.with_columns(value.alias(name)).drop("_pr_v10", "_pr_v01", _AT)

@@ -48,7 +48,8 @@ from polaroc.core.blocks import (
     unique_keys,
     within_keys,
 )
-from polaroc.core.counts import hanley_mcneil_se, heavily_tied
+from polaroc.core.counts import heavily_tied
+from polaroc.core.formulas import hanley_mcneil_se
 from polaroc.core.inputs import NAN, ColumnLike, FrameLike, LogColumns, as_lazy, as_names
 from polaroc.core.log import LogNames, columns_of, default_by, usable_weight
 from polaroc.core.names import LABEL, SCORE, WEIGHT

@@ -1,9 +1,11 @@
-"""The private core of the curve tables: curve lists per group, their points and rates.
+"""The curve tables' shared steps: curve lists per group, their points and rates.
 
-Used by every room that draws curves (``metrics/curves.py``, ``fold_curves.py``,
-``precision_recall.py``, ``operating.py``). A curve of a group is its counts at
-thresholds (:func:`polaroc.core.counts.threshold_counts`) read from the top down, held as
-a list of structs per group until the final ``explode``.
+Private to ``metrics/`` (``curves.py``, ``fold_curves.py``, ``precision_recall.py``,
+``operating.py``, ``thresholds.py``). A curve of a group is its entries of the count
+schema (:func:`polaroc.core.counts.in_list`, or :func:`polaroc.core.counts.on_grid` at a
+fixed grid) read from the top down by the core's point formula
+(:func:`polaroc.core.formulas.curve_points`), held as a list of structs per group until
+the final ``explode``.
 """
 
 from __future__ import annotations
@@ -13,7 +15,8 @@ from collections.abc import Iterable, Sequence
 import numpy as np
 import polars as pl
 
-from polaroc.core import counts as c
+from polaroc.core import counts
+from polaroc.core import formulas as f
 from polaroc.core.inputs import ColumnLike, FrameLike, LogColumns
 from polaroc.core.log import read_log, unique_rows, usable_weight
 from polaroc.core.names import POSITIVE, SCORE, WEIGHT
@@ -59,29 +62,9 @@ def with_origin(threshold: pl.Expr, tp: pl.Expr, fp: pl.Expr) -> pl.Expr:
 
 
 def points_from_counts() -> pl.Expr:
-    """``threshold_counts``' ascending list → the points, in descending threshold order."""
-    tp = c.N_POS - c.CPOS + c.POS  # positives scored at or above the threshold
-    fp = c.N_NEG - c.CNEG + c.NEG
-    return with_origin(c.THRESHOLD.reverse(), tp.reverse(), fp.reverse())
-
-
-def _points_from_bins(grid: np.ndarray) -> pl.Expr:
-    """Sparse ``{bin, pos, neg}`` counts per grid bin → the points at the grid.
-
-    Bin ``j`` holds the scores in ``[grid[j-1], grid[j])`` (bin 0 those below the grid),
-    so ``tp`` at ``grid[j-1]`` counts the positives of bins ``≥ j``. The sentinel bin
-    ``-1`` lets every lookup find a bin at or below it; bin 0 is labelled ``-inf``.
-    """
-    ordered = _E.sort_by(_E.struct.field("bin"))
-    bins = pl.lit(-1, pl.Int64).append(ordered.struct.field("bin"))
-    cpos = pl.lit(0, pl.Int64).append(ordered.struct.field("pos").cum_sum())
-    cneg = pl.lit(0, pl.Int64).append(ordered.struct.field("neg").cum_sum())
-    below = pl.lit(pl.Series(np.arange(-1, grid.size), dtype=pl.Int64))
-    last_at_or_below = bins.search_sorted(below, side="right").cast(pl.Int64) - 1
-    thresholds = pl.lit(pl.Series(np.r_[grid[::-1], -INF], dtype=pl.Float64))
-    tp = cpos.last() - cpos.gather(last_at_or_below)
-    fp = cneg.last() - cneg.gather(last_at_or_below)
-    return with_origin(thresholds, tp.reverse(), fp.reverse())
+    """A group's entries (ascending) → its points, in descending threshold order."""
+    point = f.curve_points(counts.listed())
+    return with_origin(*(point[k].reverse() for k in ("threshold", "tp", "fp")))
 
 
 def rate(count: pl.Expr, total: pl.Expr) -> pl.Expr:
@@ -136,8 +119,7 @@ def confusion() -> dict[str, pl.Expr]:
     ``n_neg`` (the last point predicts every sample positive).
     """
     tp, fp = _E.struct.field("tp"), _E.struct.field("fp")
-    n_pos, n_neg = tp.last(), fp.last()
-    return {"tp": tp, "fp": fp, "tn": n_neg - fp, "fn": n_pos - tp, "n_pos": n_pos, "n_neg": n_neg}
+    return f.confusion(tp, fp, tp.last(), fp.last())
 
 
 # ------------------------------------------------------------------ table input
@@ -198,26 +180,14 @@ def curve_lists(
     """
     score, positive = pl.col(SCORE), pl.col(POSITIVE)
     weight = pl.col(WEIGHT) if weighted else None
+    points = points_from_counts()
     if grid is None:
-        points = c.threshold_counts(score, positive, weight).list.eval(points_from_counts())
-        curve = points.list.eval(with_rates())
+        entries = counts.in_list(score, positive, weight)
+        curve = entries.list.eval(points).list.eval(with_rates())
         return frame.group_by(keys).agg(has_nan=score.is_nan().any(), curve=curve)
-    per_bin = (
-        frame.with_columns(bin=score.bin_intervals(grid.tolist(), labels=False).cast(pl.Int64))
-        .group_by(*keys, "bin")
-        .agg(
-            pos=positive.sum().cast(pl.Int64)
-            if weight is None
-            else pl.when(positive).then(weight).otherwise(0.0).sum(),
-            neg=(~positive).sum().cast(pl.Int64)
-            if weight is None
-            else pl.when(positive).then(0.0).otherwise(weight).sum(),
-            has_nan=score.is_nan().any(),
-        )
-    )
-    bins = per_bin.group_by(keys).agg(pl.col("has_nan").any(), curve=pl.struct("bin", "pos", "neg"))
-    curve = pl.col("curve").list.eval(_points_from_bins(grid)).list.eval(with_rates())
-    return bins.with_columns(curve)
+    binned = counts.on_grid(frame, keys, grid.tolist(), weighted=weighted)
+    curve = pl.col("entries").list.eval(points).list.eval(with_rates())
+    return binned.select(*keys, "has_nan", curve.alias("curve"))
 
 
 # Fields of a curve point that count samples: null (not NaN) on a NaN group's row.

@@ -17,8 +17,9 @@ from typing import Literal
 
 import polars as pl
 
-from polaroc.core import counts as c
-from polaroc.core.inputs import NAN, ColumnLike, binary_expr
+from polaroc.core import counts
+from polaroc.core import formulas as f
+from polaroc.core.inputs import ColumnLike, binary_expr
 
 __all__ = [
     "accuracy",
@@ -35,29 +36,33 @@ __all__ = [
 ]
 
 
-def _auc_from_ranks() -> pl.Expr:
-    # Bradley (1997) §9.3 / Hanley & McNeil (1982): the AUC is the Wilcoxon–Mann–Whitney
-    # statistic, U / (n+ n-), with U = (sum of the positives' mid-ranks) - n+(n+ + 1)/2.
-    n_pos, n_neg = c.R_POS, c.R_NEG
-    u = c.RANK_SUM - n_pos * (n_pos + 1.0) / 2.0
-    # a degenerate group is null even with a NaN score (the contract: null precedes NaN)
-    both = (n_pos > 0) & (n_neg > 0)
-    return pl.when(both & c.R_NAN).then(NAN).when(both).then(u / (n_pos * n_neg))
+_E = pl.element()
 
 
-def _from_ranks(reduction: pl.Expr) -> Callable[[pl.Expr, pl.Expr], pl.Expr]:
-    return lambda s, p: c.reduce_ranks(s, p, reduction)
+def _unweighted(
+    score: ColumnLike, positive: ColumnLike, name: str, transform: Callable[[pl.Expr], pl.Expr]
+) -> pl.Expr:
+    """``transform`` of the AUC of the group's entries (:func:`polaroc.core.formulas.auc`).
+
+    A degenerate group is null even with a NaN score (the contract: null precedes NaN).
+    """
+    value = transform(f.auc(counts.listed()))
+    build = lambda s, p: counts.per_group(value, s, p, scores=False)  # noqa: E731
+    return binary_expr(score, positive, build, name=name, two_classes=True)
 
 
-def _weighted_auc(s: pl.Expr, p: pl.Expr, w: pl.Expr) -> pl.Expr:
-    # Each (positive, negative) pair weighted w₊·w₋, ties ½, over W₊·W₋: read from the
-    # group's rows in score order (the ordering of the counts at thresholds), nulls, NaN
-    # and the weight check handled on the way (``binary_expr``'s ``raw_weight``).
-    return c.weighted_auc(s, p, w)
+def _weighted(
+    transform: Callable[[pl.Expr], pl.Expr],
+) -> Callable[[pl.Expr, pl.Expr, pl.Expr], pl.Expr]:
+    """``transform`` of the weighted AUC, with the weight check: ``{value, bad_weight}``.
 
-
-def _weighted_gini(s: pl.Expr, p: pl.Expr, w: pl.Expr) -> pl.Expr:
-    return c.weighted_auc(s, p, w).struct.with_fields(value=2.0 * pl.field("value") - 1.0)
+    Each (positive, negative) pair weighted w₊·w₋, ties ½, over W₊·W₋: read from the
+    group's raw rows (``binary_expr``'s ``raw_weight``), nulls, NaN and the weight check
+    applied as weights (:func:`polaroc.core.counts.class_weights`).
+    """
+    c = counts.listed()
+    value = pl.struct(value=transform(f.auc(c)), bad_weight=_E.struct.field("bad").first())
+    return lambda s, p, w: counts.per_group(value, s, p, w, scores=False)
 
 
 def auc(score: ColumnLike, positive: ColumnLike, *, weight: ColumnLike | None = None) -> pl.Expr:
@@ -67,7 +72,8 @@ def auc(score: ColumnLike, positive: ColumnLike, *, weight: ColumnLike | None = 
     (positive, negative) pairs of the group. This equals the trapezoidal area under
     the empirical ROC curve (Bradley 1997, eq. 7–9 and §9.3: it is the quantity the
     Wilcoxon rank test estimates) and Hand & Till's (2001) Â = (S₀ − n₀(n₀+1)/2)/(n₀n₁)
-    (their eq. 3), computed from mid-ranks so that ties are exact.
+    (their eq. 3): read from the group's counts at its distinct scores (the counting core,
+    ``polaroc.core.counts``), so that ties are exact.
 
     Parameters
     ----------
@@ -128,10 +134,9 @@ def auc(score: ColumnLike, positive: ColumnLike, *, weight: ColumnLike | None = 
     └───────┴──────────┘
     """
     if weight is not None:
-        return binary_expr(
-            score, positive, _weighted_auc, name="auc", weight=weight, raw_weight=True
-        )
-    return binary_expr(score, positive, _from_ranks(_auc_from_ranks()), name="auc", raw=True)
+        build = _weighted(lambda auc: auc)
+        return binary_expr(score, positive, build, name="auc", weight=weight, raw_weight=True)
+    return _unweighted(score, positive, "auc", lambda auc: auc)
 
 
 def gini(score: ColumnLike, positive: ColumnLike, *, weight: ColumnLike | None = None) -> pl.Expr:
@@ -156,24 +161,18 @@ def gini(score: ColumnLike, positive: ColumnLike, *, weight: ColumnLike | None =
     └──────┘
     """
     if weight is not None:
-        return binary_expr(
-            score, positive, _weighted_gini, name="gini", weight=weight, raw_weight=True
-        )
-    build = _from_ranks(2.0 * _auc_from_ranks() - 1.0)
-    return binary_expr(score, positive, build, name="gini", raw=True)
+        build = _weighted(lambda auc: 2.0 * auc - 1.0)
+        return binary_expr(score, positive, build, name="gini", weight=weight, raw_weight=True)
+    return _unweighted(score, positive, "gini", lambda auc: 2.0 * auc - 1.0)
 
 
-def _hanley_mcneil() -> pl.Expr:
-    se = c.hanley_mcneil_se(_auc_from_ranks(), c.R_POS, c.R_NEG)
-    both = (c.R_POS > 0) & (c.R_NEG > 0)
-    return pl.when(both & c.R_NAN).then(NAN).otherwise(se)
-
-
-def _delong_variance() -> pl.Expr:
-    # over a group's counts at thresholds: the core's formula (placement values are
-    # constant within a tie run, so the sums run over the thresholds)
-    n_pos, n_neg = c.N_POS.cast(pl.Float64), c.N_NEG.cast(pl.Float64)
-    return c.delong_variance_of(c.POS, c.NEG, c.NEG_BELOW, c.POS_ABOVE, n_pos, n_neg, c.AUC)
+def _hanley_mcneil(s: pl.Expr, p: pl.Expr) -> pl.Expr:
+    """Hanley & McNeil's SE from the group's AUC and class counts (read once each)."""
+    c = counts.listed()
+    sums = pl.struct(theta=f.auc(c), n_pos=c.n_pos, n_neg=c.n_neg)
+    found = counts.per_group(sums, s, p, scores=False)
+    theta, n_pos, n_neg = (found.struct.field(k) for k in ("theta", "n_pos", "n_neg"))
+    return f.hanley_mcneil_se(theta, n_pos, n_neg)
 
 
 def auc_se(
@@ -240,11 +239,10 @@ def auc_se(
         none = lambda s, p, w: pl.lit(None, pl.Float64)  # noqa: E731
         return binary_expr(score, positive, none, name="auc_se", if_nan=None, weight=weight)
     if method == "delong":
-        build = lambda s, p: c.reduce_counts(s, p, _delong_variance()).sqrt()  # noqa: E731
+        variance = f.delong_variance_of(counts.listed()).sqrt()
+        build = lambda s, p: counts.per_group(variance, s, p, scores=False)  # noqa: E731
         return binary_expr(score, positive, build, name="auc_se", two_classes=True)
-    if method == "hanley_mcneil":
-        return binary_expr(score, positive, _from_ranks(_hanley_mcneil()), name="auc_se", raw=True)
-    raise AssertionError  # unreachable: method checked above
+    return binary_expr(score, positive, _hanley_mcneil, name="auc_se", two_classes=True)
 
 
 # ------------------------------------------------------------------ at a threshold

@@ -1,7 +1,7 @@
 """Empirical ROC curves and the areas read from them.
 
-The curve of a group is its counts at thresholds (``polaroc.core.counts``) read from the
-top down: at threshold ``t`` a sample is predicted positive iff ``score >= t`` (the
+The curve of a group is its entries of the count schema (``polaroc.core.counts``) read
+from the top down: at threshold ``t`` a sample is predicted positive iff ``score >= t`` (the
 rule of :func:`polaroc.confusion`), so the point for ``t`` is
 ``(fp(t) / n⁻, tp(t) / n⁺)``. Lowering ``t`` past a run of tied scores moves the
 point by all of the run's positives and negatives at once: ties are one diagonal step,
@@ -21,7 +21,7 @@ from typing import Literal, Unpack
 import numpy as np
 import polars as pl
 
-from polaroc.core import counts as c
+from polaroc.core import counts
 from polaroc.core.args import validated
 from polaroc.core.batches import bounded_plan
 from polaroc.core.inputs import (
@@ -294,7 +294,7 @@ def partial_auc(
         raise ValueError(msg)
 
     def build(s: pl.Expr, p: pl.Expr, w: pl.Expr | None = None) -> pl.Expr:
-        points = c.threshold_counts(s, p, w).list.eval(points_from_counts())
+        points = counts.in_list(s, p, w).list.eval(points_from_counts())
         area = points.list.eval(with_rates()).list.agg(_segment_area(lo, hi))
         if not standardize:
             return area

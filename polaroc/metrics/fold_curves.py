@@ -25,7 +25,7 @@ from typing import Literal, Unpack
 import numpy as np
 import polars as pl
 
-from polaroc.core import counts as c
+from polaroc.core import counts
 from polaroc.core.args import validated
 from polaroc.core.batches import bounded_plan
 from polaroc.core.inputs import (
@@ -40,7 +40,14 @@ from polaroc.core.inputs import (
 from polaroc.core.log import LogNames, columns_of, pooled_by
 from polaroc.core.names import POSITIVE, SCORE, WEIGHT
 from polaroc.core.sums import fixed_mean, fixed_std
-from polaroc.metrics._curves import NAN, as_grid, curve_input, curve_lists, with_origin, with_rates
+from polaroc.metrics._curves import (
+    NAN,
+    as_grid,
+    curve_input,
+    curve_lists,
+    points_from_counts,
+    with_rates,
+)
 from polaroc.metrics.binary import auc
 from polaroc.metrics.curves import roc_curve
 
@@ -318,23 +325,6 @@ def _vertical(
     )
 
 
-def _points_at_thresholds() -> pl.Expr:
-    """A fold's counts merged with a threshold grid (sorted) → the points at the grid.
-
-    Inside ``list.eval`` on the fold's ``threshold_counts`` (``is_grid`` false) and the
-    grid (``is_grid`` true, null counts), sorted by threshold with a grid value before
-    a score equal to it: the running counts it inherits are those of the scores
-    strictly below it, so ``tp = n⁺ − (positives below)``.
-    """
-    cpos = _E.struct.field("cpos").forward_fill().fill_null(0)
-    cneg = _E.struct.field("cneg").forward_fill().fill_null(0)
-    on_grid = _E.struct.field("is_grid")
-    threshold = _E.struct.field("threshold").filter(on_grid).reverse()
-    tp = (cpos.max() - cpos).filter(on_grid).reverse()
-    fp = (cneg.max() - cneg).filter(on_grid).reverse()
-    return with_origin(threshold, tp, fp)
-
-
 def _threshold(
     frame: pl.LazyFrame,
     keys: list[str],
@@ -345,35 +335,20 @@ def _threshold(
 ) -> pl.LazyFrame:
     score, positive = pl.col(SCORE), pl.col(POSITIVE)
     weight = pl.col(WEIGHT) if weighted else None
-    counts = c.threshold_counts(score, positive, weight).list.eval(
-        pl.struct(c.THRESHOLD, pl.lit(False).alias("is_grid"), c.CPOS, c.CNEG)
-    )
-    folds = frame.group_by(keys).agg(has_nan=score.is_nan().any(), counts=counts)
+    entries = counts.in_list(score, positive, weight)
+    folds = frame.group_by(keys).agg(has_nan=score.is_nan().any(), entries=entries)
     if is_integer(grid):
         size = as_int(grid, argument="`grid`", minimum=1, what="a number of thresholds")
         # Fawcett's sampling: evenly spaced ranks among the group's distinct scores.
-        levels = pl.lit(pl.Series(np.linspace(0.0, 1.0, size)))
-        distinct = score.unique().sort()
-        picks = (levels * (distinct.len() - 1)).round().cast(pl.Int64)
-        pooled = frame.group_by(outer).agg(grid=distinct.gather(picks))
+        pooled = frame.group_by(outer).agg(grid=counts.spread_thresholds(score, size))
         folds = _join(folds, pooled, outer)
         values = pl.concat_list(pl.lit(-INF), pl.col("grid")).list.unique()
     else:
         points = as_grid(grid).tolist()  # type: ignore[arg-type]  # a bool: as_grid's TypeError
         values = pl.lit(pl.Series([[-INF, *points]], dtype=pl.List(pl.Float64)))
-    grid_points = values.list.eval(
-        pl.struct(
-            threshold=_E,
-            is_grid=pl.lit(True),
-            cpos=pl.lit(None, pl.Int64),
-            cneg=pl.lit(None, pl.Int64),
-        )
-    )
-    merged = pl.concat_list("counts", grid_points).list.eval(
-        _E.sort_by(_E.struct.field("threshold"), ~_E.struct.field("is_grid"))
-    )
+    at_grid = counts.at_thresholds(pl.col("entries"), values)
     curve = (
-        merged.list.eval(_points_at_thresholds())
+        at_grid.list.eval(points_from_counts())
         .list.eval(with_rates())
         .list.eval(_E.struct.with_fields(point=pl.int_range(pl.len())))
     )

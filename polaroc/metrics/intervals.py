@@ -14,6 +14,7 @@ from typing import Any, Literal, Unpack
 import polars as pl
 from scipy.stats import norm
 
+from polaroc.core import counts
 from polaroc.core.args import validated
 from polaroc.core.inputs import ColumnLike, FrameLike, LogColumns
 from polaroc.core.log import POSITIVE, SCORE, LogNames, columns_of, read_log
@@ -21,6 +22,8 @@ from polaroc.metrics.binary import auc, auc_se
 from polaroc.metrics.draws import REPLICATE, check_replicates, seed_of, stratified_draws
 
 __all__ = ["auc_ci", "coords_ci", "roc_ci"]
+
+INF = float("inf")
 
 
 def _check_level(level: float) -> float:
@@ -161,27 +164,43 @@ def _quantiles(value: pl.Expr, level: float) -> dict[str, pl.Expr]:
 def _points(drawn: pl.LazyFrame, keys: list[str]) -> pl.LazyFrame:
     """Every replicate's ROC points as (specificity, sensitivity), threshold by threshold.
 
-    Specificity = TN/N₋ and sensitivity = TP/N₊ as pROC computes them (so equal
-    inputs compare equal), from the highest threshold (0 predicted positive) down.
+    The table evaluator counts each replicate's scores (``collapse``: one entry per
+    distinct score and class); at each, sensitivity = TP/N₊ and specificity = TN/N₋
+    (the negatives below it) as pROC computes them (so equal inputs compare equal),
+    and the threshold above every score adds (specificity 1, sensitivity 0).
     """
-    positive = pl.col(POSITIVE)
-    counts = drawn.group_by([*keys, SCORE]).agg(
-        _pr_p=positive.sum().cast(pl.Int64), _pr_n=(~positive).sum().cast(pl.Int64)
-    )
-    order = {"order_by": pl.col(SCORE), "descending": True}
-    tp = pl.col("_pr_p").cum_sum().over(keys, **order)  # type: ignore[arg-type]
-    fp = pl.col("_pr_n").cum_sum().over(keys, **order)  # type: ignore[arg-type]
-    n_pos = pl.col("_pr_p").sum().over(keys)
-    n_neg = pl.col("_pr_n").sum().over(keys)
-    points = counts.select(
+    rows = drawn.select(*keys, SCORE, POSITIVE)
+    groups, found = counts.table(rows, keys, usable=pl.lit(True), collapse=True)
+    c = counts.columns(weighted=True)
+    points = found.join(groups.select(counts.GID, *keys), on=counts.GID).select(
         *keys,
-        sensitivity=tp / n_pos,
-        specificity=(n_neg - fp) / n_neg,
+        sensitivity=c.tp / c.n_pos,
+        specificity=c.neg_below / c.n_neg,
     )
-    start = counts.group_by(keys).agg(
-        sensitivity=pl.lit(0.0), specificity=pl.lit(1.0)
-    )  # the threshold above every score
-    return pl.concat([points, start.select(points.collect_schema().names())])
+    start = groups.select(*keys, sensitivity=pl.lit(0.0), specificity=pl.lit(1.0))
+    return pl.concat([points, start])
+
+
+def _rates_at(drawn: pl.LazyFrame, keys: list[str], at: list[float]) -> pl.LazyFrame:
+    """Each replicate's sensitivity and specificity at the thresholds ``at``.
+
+    The list evaluator's entries at the thresholds (:func:`polaroc.core.counts.at_thresholds`):
+    sensitivity = TP/N₊ (scored ``>= t``), specificity = TN/N₋ (scored below ``t``).
+    """
+    thresholds = pl.lit(pl.Series([list(dict.fromkeys([-INF, *at]))], dtype=pl.List(pl.Float64)))
+    k = counts.listed()
+    rates = pl.struct(threshold=k.score, _pr_se=k.tp / k.n_pos, _pr_sp=(k.n_neg - k.fp) / k.n_neg)
+    entries = counts.in_list(pl.col(SCORE), pl.col(POSITIVE))
+    at_grid = counts.at_thresholds(pl.col("_pr_entries"), thresholds).list.eval(rates)
+    wanted = pl.LazyFrame({"threshold": at}, schema={"threshold": pl.Float64}).unique()
+    return (
+        drawn.group_by(keys)
+        .agg(entries.alias("_pr_entries"))
+        .select(*keys, at_grid.alias("_pr_rates"))
+        .explode("_pr_rates")
+        .unnest("_pr_rates")
+        .join(wanted, on="threshold", how="semi", nulls_equal=True)
+    )
 
 
 def _read_off(
@@ -415,14 +434,7 @@ def coords_ci(
     rows, groups, order, shown = _binary_rows(log, by, positive_class, "coords_ci", names)
     drawn = stratified_draws(rows, [*groups, POSITIVE], order, n_boot, seed)
     keys = [*groups, REPLICATE]
-    crossed = drawn.join(
-        pl.LazyFrame({"threshold": at}, schema={"threshold": pl.Float64}), how="cross"
-    )
-    positive, above = pl.col(POSITIVE), pl.col(SCORE) >= pl.col("threshold")
-    rates = crossed.group_by([*keys, "threshold"]).agg(
-        _pr_se=(above & positive).sum() / positive.sum(),
-        _pr_sp=(~above & ~positive).sum() / (~positive).sum(),
-    )
+    rates = _rates_at(drawn, keys, at)
     summary = {}
     for name, column in (("specificity", "_pr_sp"), ("sensitivity", "_pr_se")):
         for k, v in _quantiles(pl.col(column).filter(pl.col(column).is_finite()), level).items():

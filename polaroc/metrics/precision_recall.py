@@ -33,8 +33,10 @@ from typing import Unpack
 
 import polars as pl
 
-from polaroc.core import counts as c
+from polaroc.core import counts
+from polaroc.core import formulas as f
 from polaroc.core.args import validated
+from polaroc.core.counts import Counts
 from polaroc.core.inputs import ColumnLike, FrameLike, LogColumns, as_lazy, as_names, binary_expr
 from polaroc.core.log import LogNames, columns_of, pooled_by
 from polaroc.core.names import POSITIVE, SCORE, WEIGHT
@@ -44,63 +46,33 @@ __all__ = ["average_precision", "pooled_pr_curve", "pr_curve"]
 
 NAN = float("nan")
 
-# Inside a group's ascending counts (``threshold_counts``): the samples scored at or
-# above each threshold.
-_TP = c.N_POS - c.CPOS + c.POS
-_FP = c.N_NEG - c.CNEG + c.NEG
+_E = pl.element()
 
 
-def _precision() -> pl.Expr:
-    # Every threshold is the score of at least one sample, so tp + fp > 0.
-    return _TP / (_TP + _FP)
+def _precision_sum(k: Counts) -> pl.Expr:
+    """Σ over a group's positives of the precision at their score (the core's term)."""
+    return f.pair_terms(k)["ap"].sum()
 
 
-def _average_precision_of_sorted() -> pl.Expr:
-    """AP inside ``list.eval`` on a group's rows in ascending score order (``sorted_rows``).
-
-    Each positive's precision is read at the first row of its tie run (the threshold
-    it is predicted positive at): its index is the run's ``rank("min") − 1`` (cheap on
-    sorted rows), and the positives' and all rows' counts at or above it are reverse
-    running sums, exact for integer counts and free of the cancellation of
-    ``total − running sum`` for weights. Measured cheaper than the counts at
-    thresholds, which also build the collapsed struct list.
-    """
-    e = pl.element().struct.field
-    x, y = e("threshold").set_sorted(), e("positive")
-    start = x.rank("min").cast(pl.Int64) - 1
-    pos = y.cast(pl.Int64)
-    rows_above = pl.len().cast(pl.Int64) - start
-    pos_above = pos.cum_sum(reverse=True).gather(start)
-    terms = c.precision_term(pos, pos_above, rows_above)  # the core's one AP formula
-    return c.average_precision_of(terms.sum(), pos.sum(), (~y).sum())
+def _unweighted(s: pl.Expr, p: pl.Expr) -> pl.Expr:
+    """Average precision of the group's filtered rows, from its entries."""
+    k = counts.listed()
+    value = f.average_precision_of(_precision_sum(k), k.n_pos, k.n_neg)
+    return counts.per_group(value, s, p, scores=False)
 
 
-def _weighted_average_precision(s: pl.Expr, p: pl.Expr, w: pl.Expr) -> pl.Expr:
+def _weighted(s: pl.Expr, p: pl.Expr, w: pl.Expr) -> pl.Expr:
     """Per group ``{value, bad_weight}``: weighted AP from the raw columns (``raw_weight``).
 
-    As :func:`_average_precision_of_sorted`, the positives' and all rows' weights at or
-    above each run's first row are reverse running sums read at ``rank("min") − 1``
-    (null scores sorted last, so the ranks index the rows). The rows are the columns
-    as they are, the policies applied as weights by ``_counts.class_weights``; a row
-    of weight 0 adds no term (its precision may be 0/0). No weight is rescaled: each
-    term is a weight times a ratio of sums, so 1e160 or 1e-170 neither overflow nor
-    underflow.
+    The rows are the columns as they are, the policies applied as weights by
+    ``counts.class_weights``; an entry of weight 0 adds no term. No weight is rescaled:
+    each term is a weight times a ratio of sums, so 1e160 or 1e-170 neither overflow
+    nor underflow.
     """
-    e = pl.element().struct.field
-    pos, neg, bad = c.class_weights()
-    x = e("threshold").set_sorted()
-    rows = pl.struct(pos=pos, neg=neg, start=x.rank("min").cast(pl.Int64) - 1, bad=bad)
-    pos, neg, start = e("pos"), e("neg"), e("start")
-    pos_above = pos.cum_sum(reverse=True).gather(start)
-    rows_above = (pos + neg).cum_sum(reverse=True).gather(start)
-    terms = pl.when(pos > 0.0).then(c.precision_term(pos, pos_above, rows_above))
-    value = c.average_precision_of(terms.sum(), pos.sum(), neg.sum())
-    return (
-        c.sorted_rows(s, p, w, nulls_last=True)
-        .list.eval(rows)
-        .list.eval(pl.struct(value=value, bad_weight=e("bad").first()))
-        .list.first()
-    )
+    k = counts.listed()
+    value = f.average_precision_of(_precision_sum(k), k.n_pos, k.n_neg)
+    checked = pl.struct(value=value, bad_weight=_E.struct.field("bad").first())
+    return counts.per_group(checked, s, p, w, scores=False)
 
 
 def average_precision(
@@ -163,34 +135,31 @@ def average_precision(
         return binary_expr(
             score,
             positive,
-            _weighted_average_precision,
+            _weighted,
             name="average_precision",
             weight=weight,
             raw_weight=True,
         )
 
-    def build(s: pl.Expr, p: pl.Expr) -> pl.Expr:
-        return c.sorted_rows(s, p).list.eval(_average_precision_of_sorted()).list.first()
-
-    return binary_expr(score, positive, build, name="average_precision", two_classes=True)
+    return binary_expr(score, positive, _unweighted, name="average_precision", two_classes=True)
 
 
 # ------------------------------------------------------------------ curves
 
 
-def _pr_points() -> pl.Expr:
-    """A group's ascending counts → its PR points, then scikit-learn's end point.
+def _pr_points(k: Counts) -> pl.Expr:
+    """A group's entries (ascending) → its PR points, then scikit-learn's end point.
 
     The points keep the ascending threshold order of ``precision_recall_curve``
     (recall falling); the end point ``(recall 0, precision 1)`` has a null threshold.
     """
-    has_pos = c.N_POS > 0
+    has_pos = k.n_pos > 0
     return pl.struct(
-        threshold=c.THRESHOLD.append(pl.lit(None, pl.Float64)),
-        precision=_precision().append(pl.lit(1.0)),
-        recall=rate_of(_TP, c.N_POS).append(pl.when(has_pos).then(pl.lit(0.0))),
-        tp=_TP.append(pl.lit(0)),
-        fp=_FP.append(pl.lit(0)),
+        threshold=k.score.append(pl.lit(None, pl.Float64)),
+        precision=f.precision(k).append(pl.lit(1.0)),
+        recall=rate_of(k.tp, k.n_pos).append(pl.when(has_pos).then(pl.lit(0.0))),
+        tp=k.tp.append(pl.lit(0)),
+        fp=k.fp.append(pl.lit(0)),
     )
 
 
@@ -200,7 +169,8 @@ def _pr_table(
     frame, keys = curve_input(log, by, columns, weight)
     score, positive = pl.col(SCORE), pl.col(POSITIVE)
     w = None if weight is None else pl.col(WEIGHT)
-    curve = c.threshold_counts(score, positive, w).list.eval(_pr_points())
+    points = _pr_points(counts.listed())
+    curve = counts.in_list(score, positive, w).list.eval(points)
     curves = frame.group_by(keys).agg(has_nan=score.is_nan().any(), curve=curve)
     return explode_curves(curves, keys, ("threshold", "precision", "recall", "tp", "fp"))
 

@@ -7,71 +7,36 @@ sAUC = Rs⁺ − Rs⁻ with Rs⁺ = Σ x·[x > y] / (n⁺n⁻) and Rs⁻ = Σ y�
 and show (their Table 2 and §3) that for scores in [0, 1],
 M⁺ − M⁻ ≤ sAUC ≤ AUC, M± being the mean score of each class.
 
-Both are read from the group's counts at thresholds (``polaroc.core.counts``): with the
-scores in ascending order, Rs⁺ sums each positive's score times the number of
-negatives strictly below it, and Rs⁻ each negative's score times the number of
-positives strictly above it. Tied pairs contribute nothing, as [x > y] says.
+Both are read from the group's counts (``polaroc.core.counts``) by the core's formula
+(:func:`polaroc.core.formulas.sauc_parts`): for each negative score y, the positives'
+scores strictly above it minus y times their number. Tied pairs contribute nothing, as
+[x > y] says.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import polars as pl
 
-from polaroc.core import counts as c
+from polaroc.core import counts
+from polaroc.core import formulas as f
+from polaroc.core.counts import Counts
 from polaroc.core.inputs import NAN, ColumnLike, binary_expr
 
 __all__ = ["sauc", "sauc_parts"]
 
 
-def _weighted(count: pl.Expr, value: pl.Expr) -> pl.Expr:
-    # count · value, skipping empty runs so that a score of ±inf with no samples
-    # behind it does not turn the sum into 0 · inf = NaN.
-    return pl.when(count > 0).then(count * value)
+def _of_counts(
+    s: pl.Expr, p: pl.Expr, w: pl.Expr | None, value: Callable[[Counts], pl.Expr]
+) -> pl.Expr:
+    """``value`` of the group's counts, or null for a group without positives or negatives.
 
-
-def _pairs() -> pl.Expr:
-    return (c.N_POS * c.N_NEG).cast(pl.Float64)
-
-
-# Scores are summed relative to one of the group's own finite scores, c: sAUC's sums
-# Σ x·[x > y] and Σ y·[x > y] each carry c times the number of ordered pairs, which
-# cancels in their difference only in exact arithmetic. Centred, a constant added to
-# every score (1e12, say) changes nothing: x − c is exact for nearby floats.
-_OFFSET = c.THRESHOLD.filter(c.THRESHOLD.is_finite()).first().fill_null(0.0)
-_CENTRED = c.THRESHOLD - _OFFSET
-
-
-def _ordered() -> pl.Expr:
-    """The share of pairs with the positive strictly above the negative."""
-    return _weighted(c.POS, c.NEG_BELOW).sum() / _pairs()
-
-
-def _r_pos_centred() -> pl.Expr:
-    return _weighted(c.POS * c.NEG_BELOW, _CENTRED).sum() / _pairs()
-
-
-def _r_neg_centred() -> pl.Expr:
-    return _weighted(c.NEG * c.POS_ABOVE, _CENTRED).sum() / _pairs()
-
-
-def _r_pos() -> pl.Expr:
-    return _r_pos_centred() + _OFFSET * _ordered()
-
-
-def _r_neg() -> pl.Expr:
-    return _r_neg_centred() + _OFFSET * _ordered()
-
-
-def _sauc() -> pl.Expr:
-    return _r_pos_centred() - _r_neg_centred()
-
-
-def _mean(count: pl.Expr, total: pl.Expr) -> pl.Expr:
-    return _OFFSET + _weighted(count, _CENTRED).sum() / total
-
-
-def _both_classes(value: pl.Expr) -> pl.Expr:
-    return pl.when((c.N_POS > 0) & (c.N_NEG > 0)).then(value)
+    Weighted, the weights arrive divided by their largest (``binary_expr``'s pair metrics).
+    """
+    k = counts.listed()
+    both = (k.n_pos > 0) & (k.n_neg > 0)
+    return counts.per_group(pl.when(both).then(value(k)), s, p, w)
 
 
 def sauc(score: ColumnLike, positive: ColumnLike, *, weight: ColumnLike | None = None) -> pl.Expr:
@@ -116,11 +81,10 @@ def sauc(score: ColumnLike, positive: ColumnLike, *, weight: ColumnLike | None =
     │ 0.833333 ┆ 0.5725 │
     └──────────┴────────┘
     """
-    reduction = _both_classes(_sauc())
     return binary_expr(
         score,
         positive,
-        lambda s, p, w=None: c.reduce_counts(s, p, reduction, w),
+        lambda s, p, w=None: _of_counts(s, p, w, lambda k: f.sauc_parts(k)["sauc"]),
         name="sauc",
         weight=weight,
         two_classes=True,
@@ -169,22 +133,15 @@ def sauc_parts(
     │ 0.741667 ┆ 0.169167 ┆ 0.5725 ┆ 0.883333 ┆ 0.3175   │
     └──────────┴──────────┴────────┴──────────┴──────────┘
     """
-    reduction = _both_classes(
-        pl.struct(
-            r_pos=_r_pos(),
-            r_neg=_r_neg(),
-            sauc=_sauc(),
-            mean_pos=_mean(c.POS, c.N_POS),
-            mean_neg=_mean(c.NEG, c.N_NEG),
-        )
-    )
     nan = pl.struct(
         [pl.lit(NAN).alias(f) for f in ("r_pos", "r_neg", "sauc", "mean_pos", "mean_neg")]
     )
     return binary_expr(
         score,
         positive,
-        lambda s, p, w=None: c.reduce_counts(s, p, reduction, w),
+        lambda s, p, w=None: _of_counts(
+            s, p, w, lambda k: pl.struct([v.alias(n) for n, v in f.sauc_parts(k).items()])
+        ),
         name="sauc_parts",
         if_nan=nan,
         weight=weight,

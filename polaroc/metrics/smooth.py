@@ -20,9 +20,11 @@ import numpy as np
 import polars as pl
 from scipy import special
 
+from polaroc.core import counts
 from polaroc.core.args import validated
 from polaroc.core.inputs import ColumnLike, FrameLike
 from polaroc.core.log import POSITIVE, SCORE, LogNames, columns_of
+from polaroc.core.names import WEIGHT
 from polaroc.metrics._curves import curve_input
 from polaroc.metrics.curves import roc_curve
 
@@ -131,7 +133,11 @@ def smooth_roc(
         defaults (bandwidth ``"nrd0"`` of the group's scores, Gaussian kernel): the two
         classes' densities as R's ``density`` computes them, sensitivity the cases'
         density mass at or above each of ``n`` points and specificity the controls'
-        mass below it; its ``auc`` is the trapezoid area under those points.
+        mass below it; its ``auc`` is the trapezoid area under those points. An
+        infinite score (pROC refuses one) ranks as the extreme it is but holds no
+        density: the finite scores give the density (their bandwidth and range) with
+        their share of their class, and each ±inf score is a point mass of 1/n_class
+        above (below) every point of the curve — never a diagonal of AUC 0.5.
     n
         Number of sensitivities on the smoothed curve (at least 2; pROC's default 512).
     weight
@@ -149,8 +155,8 @@ def smooth_roc(
         rows), sorted by the keys and then along the curve. A group that cannot be
         smoothed has one row: null values when it has a single class, or (binormal)
         fewer than two usable points (pROC: "not smoothable") or all usable points at
-        one sensitivity, or (density) fewer than two scores or a zero bandwidth; NaN
-        values when it holds a NaN score.
+        one sensitivity, or (density) fewer than two finite scores or a zero bandwidth;
+        NaN values when it holds a NaN score.
 
     Raises
     ------
@@ -233,30 +239,49 @@ def _density_curves(frame: pl.LazyFrame, keys: list[str], n: int) -> pl.LazyFram
     kernel sampled at R's spacing 2·(up − lo)/(2N − 1), as R's FFT does (here as a direct
     sum over the occupied bins), clipped at 0 and interpolated linearly at n points from
     ``from`` to ``to``. Sensitivity at point j is the cases' density mass at or above it,
-    specificity the controls' mass below it (pROC's ``roc.utils.perfs.dens``), and the AUC
-    is the trapezoid rule over those points.
+    specificity the controls' mass below it (pROC's ``roc.utils.perfs.dens``): each
+    point's masses are the entries of the count schema (:func:`polaroc.core.counts.table`),
+    read as any ROC point is. The AUC is the trapezoid rule over those points.
+
+    An infinite score ranks as the extreme it is, but no density holds it: the density
+    is that of the finite scores (their bandwidth, range and count), carrying the share
+    of its class they make up, and each ±inf score is a point mass of 1/n_class above
+    (below) every point of the curve, as R's ``density`` drops non-finite values and
+    keeps their share out of its total mass.
     """
     big = max(n, 512)
     if big > 512:
         big = 2 ** int(np.ceil(np.log2(big)))
     k = ["_pr_k", *keys]
     rows = frame.with_columns(_pr_k=pl.lit(0, pl.Int8)).select(*k, SCORE, POSITIVE)
-    s = pl.col(SCORE)
-    hi = s.std()
-    lo_ = pl.min_horizontal(hi, (s.quantile(0.75, "linear") - s.quantile(0.25, "linear")) / 1.34)
+    s, y = pl.col(SCORE), pl.col(POSITIVE)
+    finite = s.is_finite()
+    sf = s.filter(finite)
+    hi = sf.std()
+    lo_ = pl.min_horizontal(hi, (sf.quantile(0.75, "linear") - sf.quantile(0.25, "linear")) / 1.34)
     # R's bw.nrd0 falls back to the sd, then |x₁|, then 1 (all scores are then equal)
-    first = s.first().abs()
+    first = sf.first().abs()
     spread = (
         pl.when(lo_ > 0).then(lo_).when(hi > 0).then(hi).when(first > 0).then(first).otherwise(1.0)
     )
+
+    def share(rows_of: pl.Expr, of_class: pl.Expr) -> pl.Expr:  # of the class's rows
+        return (rows_of & of_class).sum() / of_class.sum().cast(pl.Float64)
+
     params = rows.group_by(k).agg(
-        _pr_bw=0.9 * spread * pl.len().cast(pl.Float64) ** -0.2,
-        _pr_min=s.min(),
-        _pr_max=s.max(),
+        _pr_bw=0.9 * spread * sf.len().cast(pl.Float64) ** -0.2,
+        _pr_min=sf.min(),
+        _pr_max=sf.max(),
         _pr_nan=s.is_nan().any(),
-        _pr_pos=pl.col(POSITIVE).sum().cast(pl.Float64),
-        _pr_neg=(~pl.col(POSITIVE)).sum().cast(pl.Float64),
-        _pr_n=pl.len(),
+        _pr_pos=y.sum().cast(pl.Float64),
+        _pr_neg=(~y).sum().cast(pl.Float64),
+        _pr_n=sf.len(),
+        _pr_fin_pos=share(finite, y),
+        _pr_fin_neg=share(finite, ~y),
+        _pr_top_pos=share(s == float("inf"), y),
+        _pr_top_neg=share(s == float("inf"), ~y),
+        _pr_low_pos=share(s == float("-inf"), y),
+        _pr_low_neg=share(s == float("-inf"), ~y),
     )
     bw = pl.col("_pr_bw")
     params = params.with_columns(
@@ -268,17 +293,18 @@ def _density_curves(frame: pl.LazyFrame, keys: list[str], n: int) -> pl.LazyFram
         _pr_ok=(pl.col("_pr_pos") > 0) & (pl.col("_pr_neg") > 0) & (pl.col("_pr_n") >= 2),
     ).cache()
     usable = params.filter(pl.col("_pr_ok") & ~pl.col("_pr_nan") & (bw > 0))
-    # linear binning (R's BinDist): each score splits its weight between two bins
-    pos = pl.col(POSITIVE)
-    binned = rows.join(usable.select(*k, "_pr_lo", "_pr_delta", "_pr_pos", "_pr_neg"), on=k)
+    # linear binning (R's BinDist) of the finite scores: each splits its weight between two bins
+    binned = rows.filter(finite).join(
+        usable.select(*k, "_pr_lo", "_pr_delta", "_pr_pos", "_pr_neg"), on=k
+    )
     xpos = (s - pl.col("_pr_lo")) / pl.col("_pr_delta")
-    weight = 1.0 / pl.when(pos).then(pl.col("_pr_pos")).otherwise(pl.col("_pr_neg"))
+    weight = 1.0 / pl.when(y).then(pl.col("_pr_pos")).otherwise(pl.col("_pr_neg"))
     binned = binned.with_columns(_pr_ix=xpos.floor(), _pr_fx=xpos - xpos.floor(), _pr_w=weight)
     low = binned.select(
-        *k, pos, _pr_bin=pl.col("_pr_ix"), _pr_y=pl.col("_pr_w") * (1.0 - pl.col("_pr_fx"))
+        *k, y, _pr_bin=pl.col("_pr_ix"), _pr_y=pl.col("_pr_w") * (1.0 - pl.col("_pr_fx"))
     )
     high = binned.select(
-        *k, pos, _pr_bin=pl.col("_pr_ix") + 1.0, _pr_y=pl.col("_pr_w") * pl.col("_pr_fx")
+        *k, y, _pr_bin=pl.col("_pr_ix") + 1.0, _pr_y=pl.col("_pr_w") * pl.col("_pr_fx")
     )
     masses = pl.concat([low, high]).group_by(*k, POSITIVE, "_pr_bin").agg(pl.col("_pr_y").sum())
     # the kernel sum at each of the N grid points (R: a circular FFT correlation)
@@ -289,7 +315,8 @@ def _density_curves(frame: pl.LazyFrame, keys: list[str], n: int) -> pl.LazyFram
         _pr_d=(pl.col("_pr_y") * (-0.5 * d * d).exp()).sum()
         / (pl.col("_pr_bw").first() * sqrt(2.0 * np.pi))
     )
-    # linear interpolation at n points from `from` to `to` (R's approx)
+    # linear interpolation at n points from `from` to `to` (R's approx); a class without
+    # finite scores has no density (0 everywhere)
     points = pl.LazyFrame({"_pr_i": np.arange(n, dtype=np.int64)})
     sides = pl.LazyFrame({POSITIVE: [False, True]})
     at = usable.join(points, how="cross").join(sides, how="cross")
@@ -298,28 +325,15 @@ def _density_curves(frame: pl.LazyFrame, keys: list[str], n: int) -> pl.LazyFram
     at = at.with_columns(_pr_j=p.floor(), _pr_f=p - p.floor())
     left = dens.select(*k, POSITIVE, _pr_j="_pr_g", _pr_d0=pl.col("_pr_d").clip(0.0))
     right = dens.select(*k, POSITIVE, _pr_j=pl.col("_pr_g") - 1.0, _pr_d1=pl.col("_pr_d").clip(0.0))
-    at = at.join(left, on=[*k, POSITIVE, "_pr_j"]).join(right, on=[*k, POSITIVE, "_pr_j"])
-    at = at.with_columns(
-        _pr_v=pl.col("_pr_d0") * (1.0 - pl.col("_pr_f")) + pl.col("_pr_d1") * pl.col("_pr_f")
-    )
-    wide = (
-        at.group_by(*k, "_pr_i")
-        .agg(
-            _pr_case=pl.col("_pr_v").filter(pl.col(POSITIVE)).first(),
-            _pr_control=pl.col("_pr_v").filter(~pl.col(POSITIVE)).first(),
-        )
-        .sort([*k, "_pr_i"])
-    )
-    case, control = pl.col("_pr_case"), pl.col("_pr_control")
-    # pROC: se_j = cases' mass at points >= j, sp_j = controls' mass at points < j
-    curve = wide.with_columns(
-        tpr=(case.sum() - case.cum_sum() + case).over(k) / case.sum().over(k),
-        fpr=1.0 - (control.cum_sum() - control).over(k) / control.sum().over(k),
-    )
+    on = [*k, POSITIVE, "_pr_j"]
+    at = at.join(left, on=on, how="left").join(right, on=on, how="left")
+    d0, d1 = pl.col("_pr_d0").fill_null(0.0), pl.col("_pr_d1").fill_null(0.0)
+    at = at.with_columns(_pr_v=d0 * (1.0 - pl.col("_pr_f")) + d1 * pl.col("_pr_f"))
+    curve = _density_points(at, usable, k).select(*k, "_pr_i", "fpr", "tpr")
     corners = usable.select(*k).join(
         pl.LazyFrame({"_pr_i": [-1, n], "fpr": [1.0, 0.0], "tpr": [1.0, 0.0]}), how="cross"
     )
-    curve = pl.concat([curve.select(*k, "_pr_i", "fpr", "tpr"), corners]).sort([*k, "_pr_i"])
+    curve = pl.concat([curve, corners]).sort([*k, "_pr_i"])
     # pROC's order is specificity ascending: i = −1 (fpr 1) … n (fpr 0); trapezoids on it
     fpr, tpr = pl.col("fpr"), pl.col("tpr")
     area = (fpr - fpr.shift(-1).over(k)) * (tpr + tpr.shift(-1).over(k)) / 2.0
@@ -335,3 +349,48 @@ def _density_curves(frame: pl.LazyFrame, keys: list[str], n: int) -> pl.LazyFram
     both = pl.concat([curve.select(*k, "_pr_i", "fpr", "tpr", "auc"), failed])
     order = [*[False] * len(k), True]
     return both.sort([*k, "_pr_i"], descending=order).select(*keys, "fpr", "tpr", "auc")
+
+
+def _density_points(at: pl.LazyFrame, usable: pl.LazyFrame, k: list[str]) -> pl.LazyFrame:
+    """The smoothed curve's points (``fpr``, ``tpr`` per point ``_pr_i``) from the densities.
+
+    ``at`` holds each class's density ``_pr_v`` at each point; normalised over the points
+    (pROC divides by their sum) and scaled to the class's finite share, they are the
+    weights of the points' entries, with the ±inf point masses at the ends: the count
+    schema's ``tp``/``fp`` over the class totals are then the rates.
+    """
+    v = pl.col("_pr_v")
+    total = v.sum().over([*k, POSITIVE])
+    fin = pl.when(pl.col(POSITIVE)).then(pl.col("_pr_fin_pos")).otherwise(pl.col("_pr_fin_neg"))
+    points = at.join(usable.select(*k, "_pr_fin_pos", "_pr_fin_neg"), on=k).select(
+        *k,
+        pl.col("_pr_i").cast(pl.Float64).alias(SCORE),
+        POSITIVE,
+        pl.when(total > 0).then(v / total * fin).otherwise(0.0).alias(WEIGHT),
+    )
+    ends = [
+        (float("inf"), True, "_pr_top_pos"),
+        (float("inf"), False, "_pr_top_neg"),
+        (float("-inf"), True, "_pr_low_pos"),
+        (float("-inf"), False, "_pr_low_neg"),
+    ]
+    masses = [
+        usable.select(
+            *k,
+            pl.lit(score).alias(SCORE),
+            pl.lit(positive).alias(POSITIVE),
+            pl.col(share).alias(WEIGHT),
+        )
+        for score, positive, share in ends
+    ]
+    groups, found = counts.table(
+        pl.concat([points, *masses]), k, usable=pl.lit(True), weighted=True
+    )
+    c = counts.columns(weighted=True)
+    return (
+        found.filter(pl.col(POSITIVE) & pl.col(SCORE).is_finite())
+        .join(groups.select(counts.GID, *k), on=counts.GID)
+        .select(
+            *k, pl.col(SCORE).cast(pl.Int64).alias("_pr_i"), fpr=c.fp / c.n_neg, tpr=c.tp / c.n_pos
+        )
+    )

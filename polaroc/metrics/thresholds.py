@@ -523,7 +523,12 @@ def max_metric_point(
     columns_of(columns, caller="max_metric_point")  # a wrong keyword names this function
     table = threshold_table(log, by=by, weight=weight, **columns)
     keys = [k for k in table.collect_schema().names() if k not in _TABLE_FIELDS]
-    k = {f: pl.col(f).cast(pl.Float64) for f in _COUNTS}
+    # The formulas multiply up to four counts: weighted, they read each count as a share
+    # of the group's total weight (the same on every row), so that weights of 1e160 or
+    # 1e-100 give the value of weights near 1 (as ``pr.mcc``'s scaled weights do);
+    # unweighted counts are exact integers and are read as they are.
+    total = pl.sum_horizontal(*_COUNTS).cast(pl.Float64) if weight is not None else None
+    k = {f: pl.col(f).cast(pl.Float64) if total is None else pl.col(f) / total for f in _COUNTS}
     both = (k["tp"] + k["fn"] > 0) & (k["tn"] + k["fp"] > 0)
     nan = pl.col("threshold").is_nan()
     value = pl.when(nan).then(NAN).when(both).then(formula(k))

@@ -1,17 +1,15 @@
 """Groups too big for one worker: the per-fold table from per-distinct-score counts.
 
-Every quantity of the per-fold table is a sum over the distinct scores of a
-(group, class) block, given the counts of positives and negatives strictly below
-and above each score (see :mod:`polaroc.core.blocks`): for a row of label j in the
-class-i block, ``t = p_< + p_≤`` (the label-i rows below it, ties counting ½
-twice); for a label-i row, ``q = q_< + q_≤`` over the other labels; Wu & Flach's
-(2005) Rs⁺/Rs⁻ numerators need the positives' scores and number strictly above.
-So a block can be cut into ranges of scores (*buckets*): each bucket's rows need
-only its per-score counts (the counting core's :func:`polaroc.core.counts.score_counts`)
-and the counts of the buckets below and above it (*offsets*, one small table),
-and the per-bucket partial sums add up to the block's sums exactly (integers for
-the counts, so the AUC's 2U is exact). The sums are then assembled into the
-table by the same Polars code as :func:`polaroc.evaluate`
+Every quantity of the per-fold table is a sum over the entries of a (group, class)
+block of the count schema (:mod:`polaroc.core.counts`), given the counts of positives
+and negatives strictly below and above each score. So a block can be cut into ranges of
+scores (*buckets*, the buckets option of the table evaluator): each bucket's rows are
+counted on their own (:func:`polaroc.core.counts.table`) and moved into their block by
+the counts of the buckets below and above it (*offsets*, one small table:
+:func:`polaroc.core.counts.range_offsets`, :func:`~polaroc.core.counts.with_offsets`);
+the per-bucket partial sums of the core's formulas add up to the block's sums exactly
+(integers for the counts, so the AUC's 2U is exact). The sums are then assembled into
+the table by the same Polars code as :func:`polaroc.evaluate`
 (:func:`polaroc.core.blocks.directions`, ``m_table``, ``per_class``, ``threshold_c1``).
 
 The functions here are the Polars steps; :mod:`polaroc.scale.distributed` runs
@@ -23,10 +21,12 @@ from __future__ import annotations
 
 import polars as pl
 
+from polaroc.core import counts
 from polaroc.core.blocks import (
     CLASS,
     LABEL,
     USABLE,
+    block_sums,
     c1_table,
     directions,
     read_classes,
@@ -34,17 +34,9 @@ from polaroc.core.blocks import (
     threshold_c1,
     within_keys,
 )
-from polaroc.core.counts import (
-    COUNT_NEG,
-    COUNT_NEG_BELOW,
-    COUNT_POS,
-    COUNT_POS_ABOVE,
-    COUNT_SCORE,
-    precision_term,
-    score_counts,
-)
+from polaroc.core.formulas import PAIR_SUMS
 from polaroc.core.inputs import LogColumns
-from polaroc.core.log import POSITIVE, SCORE
+from polaroc.core.log import SCORE
 from polaroc.evaluation.per_fold import per_fold_table, probability_parts, score_sum
 from polaroc.metrics.scoring import brier_loss, log_loss_terms, not_probability
 
@@ -53,7 +45,7 @@ BUCKET = "_pr_bucket"
 PART = "_pr_part"
 W = "_pr_w"
 FLAGS = ("n_null_score", "n_null_label", "_rows", "_correct", "_nan")
-SUM_COLUMNS = ("n", "t", "tt", "q", "qq", "rs_pos", "rs_neg", "ap")
+SUM_COLUMNS = ("n", *PAIR_SUMS)
 BLOCK = (GID, CLASS)
 
 
@@ -94,11 +86,9 @@ def recount(rows: pl.LazyFrame | pl.DataFrame) -> pl.DataFrame:
     return rows.lazy().group_by(GID, CLASS, LABEL, SCORE).agg(*sums).collect()
 
 
-def with_bucket(counts: pl.DataFrame, breaks: pl.Series) -> pl.DataFrame:
+def with_bucket(rows: pl.DataFrame, breaks: pl.Series) -> pl.DataFrame:
     """Bucket of each score: the number of ``breaks`` at or below it (NaN: the last)."""
-    bucket = pl.lit(breaks).search_sorted(pl.col(SCORE), side="right").cast(pl.Int64)
-    bucket = pl.when(pl.col(SCORE).is_null()).then(0).otherwise(bucket)
-    return counts.with_columns(bucket.alias(BUCKET))
+    return rows.with_columns(counts.bucket_of(breaks).alias(BUCKET))
 
 
 def bucket_totals(counts: pl.DataFrame) -> pl.DataFrame:
@@ -174,103 +164,48 @@ def check_range(totals: pl.DataFrame) -> None:
 
 
 def offsets(totals: pl.DataFrame) -> pl.DataFrame:
-    """Per (group id, class, bucket): positives and negatives below and above.
+    """Per (group id, class, bucket): what lies below and above it in its block.
 
-    ``totals`` are the summed :func:`bucket_totals` of every partition. ``_s_above``
-    is the positives' score sum of the buckets above, summed downwards from the top
-    (never a difference: an infinite score must not turn into ``inf − inf``).
+    ``totals`` are the summed :func:`bucket_totals` of every partition; the offsets are
+    the counting core's (:func:`polaroc.core.counts.range_offsets`).
     """
     positive = pl.col(LABEL) == pl.col(CLASS)
     w = pl.col(W)
     per_bucket = (
-        totals.filter(pl.col(LABEL).is_not_null() & pl.col(CLASS).is_not_null())
+        totals.lazy()
+        .filter(pl.col(LABEL).is_not_null() & pl.col(CLASS).is_not_null())
         .group_by(*BLOCK, BUCKET)
         .agg(
-            w.filter(positive).sum().alias("_p"),
-            w.filter(~positive).sum().alias("_m"),
-            pl.col("_s").filter(positive).sum(),
+            w.filter(positive).sum().alias("_pr_p"),
+            w.sum().alias("_pr_r"),
+            pl.col("_s").filter(positive).sum().alias("_pr_s"),
         )
-        .sort(*BLOCK, BUCKET)
     )
-    p, m = pl.col("_p"), pl.col("_m")
-    return per_bucket.select(
-        *BLOCK,
-        BUCKET,
-        (p.cum_sum() - p).over(BLOCK).alias("_p_below"),
-        (m.cum_sum() - m).over(BLOCK).alias("_m_below"),
-        (p.cum_sum(reverse=True) - p).over(BLOCK).alias("_p_above"),
-        (m.cum_sum(reverse=True) - m).over(BLOCK).alias("_m_above"),
-        pl.col("_s").cum_sum(reverse=True).shift(-1, fill_value=0.0).over(BLOCK).alias("_s_above"),
-    )
+    return counts.range_offsets(per_bucket, BLOCK, BUCKET).collect()
 
 
-def bucket_sums(counts: pl.DataFrame, offset: pl.DataFrame) -> pl.DataFrame:
-    """Per (group id, class, label): one bucket's share of the sums of ``_block_sums``.
+def bucket_sums(rows: pl.DataFrame, offset: pl.DataFrame) -> pl.DataFrame:
+    """Per (group id, class, label): one bucket's share of the sums of ``block_sums``.
 
-    ``counts`` holds the rows of one or more (group id, class, bucket) partitions,
-    ``offset`` their :func:`offsets`. Each bucket's per-score counts are the counting
-    core's (:func:`polaroc.core.counts.score_counts`, positives meaning label = class,
-    rows counted ``_pr_w`` times). For a distinct score with ``p`` positives and
-    ``m`` negatives in its block, and ``P_<``/``M_<`` those strictly below it (its
-    bucket's offset plus the lower scores of the bucket): a row of another label
-    adds ``t = 2 P_< + p``, a positive row ``q = 2 M_< + m``.
+    ``rows`` holds the rows of one or more (group id, class, bucket) partitions (each
+    distinct (label, score) once, counted ``_pr_w`` times), ``offset`` their
+    :func:`offsets`. Each bucket is counted by the table evaluator
+    (:func:`polaroc.core.counts.table`, positives meaning label = class) and its entries
+    moved into their whole block by the offsets (:func:`polaroc.core.counts.with_offsets`):
+    the sums are the core's pair sums, exact integers for the counts.
     """
     blk = [*BLOCK, BUCKET]
-    positive = pl.col(LABEL) == pl.col(CLASS)
-    w, score = pl.col(W), pl.col(SCORE)
-    rows = counts.lazy().filter(USABLE).with_columns(positive.alias(POSITIVE))
-    per_score = (
-        score_counts(rows, blk, count=W)
-        .join(offset.lazy(), on=blk, how="left")
-        .sort(*blk, COUNT_SCORE)  # after the join: a join need not keep the order
+    groups, entries = counts.table(
+        rows.lazy(),
+        blk,
+        usable=USABLE,
+        positive=pl.col(LABEL) == pl.col(CLASS),
+        label=LABEL,
+        count=W,
     )
-    p, m, x = pl.col(COUNT_POS), pl.col(COUNT_NEG), pl.col(COUNT_SCORE)
-    neg_below, pos_above = pl.col(COUNT_NEG_BELOW), pl.col(COUNT_POS_ABOVE)
-    pos_below = p.sum().over(blk) - pos_above - p
-    neg_above = m.sum().over(blk) - neg_below - m
-    # the positives' score sum of a score (skip empty products: inf × 0 is NaN)
-    s = pl.when(p > 0).then(x * p).otherwise(0.0)
-    runs = per_score.select(
-        *blk,
-        x.alias(SCORE),
-        (2 * (pl.col("_p_below") + pos_below) + p).alias("_t"),
-        (2 * (pl.col("_m_below") + neg_below) + m).alias("_q"),
-        (pl.col("_p_above") + pos_above).alias("_pa"),
-        (pl.col("_m_above") + neg_above).alias("_ma"),
-        p.alias("_pk"),
-        m.alias("_mk"),
-        (pl.col("_s_above") + s.cum_sum(reverse=True).shift(-1, fill_value=0.0).over(blk)).alias(
-            "_sa"
-        ),
-    )
-    t, q, pa = pl.col("_t"), pl.col("_q"), pl.col("_pa")
-    # the positives of a tie run and the rows at or above it: its precision
-    at_or_above = pa + pl.col("_pk")
-    rows_at_or_above = at_or_above + pl.col("_ma") + pl.col("_mk")
-    terms = rows.join(runs, on=[*blk, SCORE], how="left", nulls_equal=True).select(
-        *BLOCK,
-        LABEL,
-        w,
-        score.is_nan().alias("_pr_nan"),
-        pl.when(~positive).then(w * t).alias("t"),
-        pl.when(~positive).then(w * t.cast(pl.Float64) ** 2).alias("tt"),
-        pl.when(positive).then(w * q).alias("q"),
-        pl.when(positive).then(w * q.cast(pl.Float64) ** 2).alias("qq"),
-        pl.when(~positive).then(pl.col("_sa") * w).alias("rs_pos"),
-        # skip empty products so that an infinite score with nothing above gives 0, not NaN
-        pl.when(~positive & (pa > 0)).then(score * (pa * w)).alias("rs_neg"),
-        pl.when(positive).then(precision_term(w, at_or_above, rows_at_or_above)).alias("ap"),
-    )
-    return (
-        terms.group_by(*BLOCK, LABEL)
-        .agg(
-            pl.col("_pr_nan").any(),
-            w.sum().alias("n"),
-            pl.col("t", "q").sum().cast(pl.Int64),
-            pl.col("tt", "qq", "rs_pos", "rs_neg", "ap").sum(),
-        )
-        .collect()
-    )
+    entries = entries.join(groups.select(counts.GID, *blk), on=counts.GID)
+    entries = counts.with_offsets(entries, offset.lazy(), on=blk)
+    return block_sums(entries, BLOCK, weighted=True, exact=False).collect()
 
 
 def sample_c1(
@@ -304,7 +239,7 @@ def assemble(
 ) -> pl.DataFrame:
     """The per-fold table of the big groups, as :func:`polaroc.evaluate` assembles it.
 
-    ``sums``: per (group id, class, label) the sums of ``_block_sums``; ``flags``:
+    ``sums``: per (group id, class, label) the sums of ``core.blocks.block_sums``; ``flags``:
     per (group id, class) the row flags; ``big``: by…, ``_pr_gid``; ``c1``: per
     group id ``n`` and ``c1`` for logs judged per sample (else ``None``).
     """

@@ -38,6 +38,7 @@ import polars as pl
 from polaroc.core.args import validated
 from polaroc.core.batches import positive_rows
 from polaroc.core.blocks import CLASS, LABEL, USABLE
+from polaroc.core.counts import range_breaks
 from polaroc.core.inputs import ColumnLike, LogColumns, require_columns
 from polaroc.core.log import SCORE, LogNames, default_by
 from polaroc.evaluation.per_fold import EvaluateOptions, with_auc_ci
@@ -267,8 +268,7 @@ def _breaks(engine: Engine, counts: Any, rows: int, max_group_rows: int) -> pl.S
     sample = engine.collect(
         engine.map_batches(engine.sample(counts, fraction), scores, score_out), score_out
     )
-    quantiles = [sample[SCORE].quantile(i / n_ranges) for i in range(1, n_ranges)]
-    return pl.Series(SCORE, [q for q in quantiles if q is not None], pl.Float64).unique().sort()
+    return range_breaks([sample[SCORE].quantile(i / n_ranges) for i in range(1, n_ranges)])
 
 
 def _sample_c1(

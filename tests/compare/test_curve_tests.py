@@ -17,7 +17,8 @@ from polars.testing import assert_frame_equal
 from sklearn.metrics import roc_auc_score
 
 import polaroc as pr
-from polaroc.compare._boot_auc import _draws, _replicate_aucs
+from polaroc.core.replicates import draws as _draws
+from polaroc.core.replicates import replicate_aucs as _replicate_aucs
 from polaroc.metrics.intervals import _read_off
 
 COMPARISON = ["model_a", "model_b", "n", "estimate", "statistic", "p_value", "reject"]

@@ -1,10 +1,11 @@
-"""The routes moved onto the counting core give the numbers of the code they replace.
+"""Routes onto the counting core, checked against independent references.
 
-Issue 21: DeLong's placement values (``compare/delong.py``), the average precision of
-the expression path (``metrics/precision_recall.py``) and the big-group bucket sums
-(``scale/_big_groups.py``) now read ``polaroc.core.counts``. Each old function is kept
-here, frozen as it stood before the change, as the reference: on random logs (binary,
-multiclass, weighted, ties, NaN, −0.0, repeats) the new route must equal it to 1e-12.
+DeLong's placement values (``compare/delong.py``, from the table evaluator through
+``counts.placed``) against the mid-rank windows of the code they replaced (Sun & Xu
+2014's form, frozen here) and ``delong_test`` against figures computed from them; the
+big groups' bucket sums (the table evaluator's buckets option) against the same blocks
+counted in one bucket; the curve tables of one group against the same group keyed. On
+random logs (binary, multiclass, weighted, ties, NaN, −0.0, repeats), to 1e-12.
 """
 
 from __future__ import annotations
@@ -17,13 +18,10 @@ from hypothesis import strategies as st
 from polars.testing import assert_frame_equal
 
 import polaroc as pr
-from polaroc.core import counts as _counts
-from polaroc.core.blocks import CLASS, LABEL, USABLE
-from polaroc.core.counts import threshold_counts
-from polaroc.core.inputs import LogColumns, binary_expr
-from polaroc.core.names import POSITIVE, SCORE, WEIGHT
-from polaroc.metrics._curves import curve_input, curve_lists, rate_of
-from polaroc.metrics.precision_recall import _pr_points
+from polaroc.compare.delong import placements
+from polaroc.core.blocks import LABEL, USABLE
+from polaroc.core.inputs import LogColumns
+from polaroc.core.names import POSITIVE, SCORE
 from polaroc.scale import _big_groups as bg
 
 TOL = 1e-12
@@ -83,8 +81,8 @@ def test_placements_equal_the_old_mid_rank_windows(rows: pl.DataFrame, by: list[
     old = rows.with_columns(
         va=_old_placements(SCORE, positive, by), vb=_old_placements(f"{SCORE}_b", positive, by)
     ).sort("row")
-    new = _counts.placements(rows.lazy(), by, name="va")
-    new = _counts.placements(new, by, score=f"{SCORE}_b", name="vb").collect().sort("row")
+    new = placements(rows.lazy(), by, name="va")
+    new = placements(new, by, score=f"{SCORE}_b", name="vb").collect().sort("row")
     assert new.columns[: rows.width] == rows.columns
     for v in ("va", "vb"):
         _close(new[v], old[v])
@@ -133,125 +131,7 @@ def test_delong_test_equals_its_frozen_figures() -> None:
         _close(out[name], want[name])
 
 
-# ------------------------------------ frozen: precision_recall._average_precision_of_sorted
-
-
-def _old_average_precision_of_sorted(weighted: bool) -> pl.Expr:
-    e = pl.element().struct.field
-    x, y = e("threshold").set_sorted(), e("positive")
-    start = x.rank("min").cast(pl.Int64) - 1
-    if weighted:
-        w = e("weight")
-        pos = pl.when(y).then(w).otherwise(0.0)
-        rows_above = w.cum_sum(reverse=True).gather(start)
-        n_neg = pl.when(y).then(0.0).otherwise(w).sum()
-    else:
-        pos = y.cast(pl.Int64)
-        rows_above = pl.len().cast(pl.Int64) - start
-        n_neg = (~y).sum()
-    precision = pos.cum_sum(reverse=True).gather(start) / rows_above
-    n_pos = pos.sum()
-    both = (n_pos > 0) & (n_neg > 0)
-    return pl.when(both).then((pos * precision).sum() / n_pos.cast(pl.Float64))
-
-
-@settings(max_examples=60, deadline=None)
-@given(
-    n=st.integers(1, 60),
-    seed=st.integers(0, 10_000),
-    tied=st.booleans(),
-    weighted=st.booleans(),
-    nan=st.booleans(),
-)
-def test_average_precision_equals_the_old_expression(
-    n: int, seed: int, tied: bool, weighted: bool, nan: bool
-) -> None:
-    rng = np.random.default_rng(seed)
-    score = np.round(rng.random(n), 1) if tied else rng.random(n)
-    if nan:
-        score[rng.integers(0, n)] = np.nan
-    log = pl.DataFrame(
-        {
-            "g": rng.integers(0, 3, n),
-            "score": score,
-            "label": rng.random(n) < 0.4,
-            "w": rng.random(n) * 3 if weighted else np.ones(n),
-        }
-    )
-
-    def old_build(s: pl.Expr, p: pl.Expr, w: pl.Expr | None = None) -> pl.Expr:
-        reduction = _old_average_precision_of_sorted(weighted=w is not None)
-        return _counts.sorted_rows(s, p, w).list.eval(reduction).list.first()
-
-    weight = "w" if weighted else None
-    old_expr = binary_expr("score", "label", old_build, name="ap", weight=weight, two_classes=True)
-    old = log.group_by("g").agg(old_expr).sort("g")
-    new = (
-        log.group_by("g")
-        .agg(pr.average_precision("score", "label", weight=weight).alias("ap"))
-        .sort("g")
-    )
-    _close(new["ap"], old["ap"])
-
-
-# ---------------------------------------------------- frozen: _big_groups.bucket_sums
-
-
-def _old_bucket_sums(counts: pl.DataFrame, offset: pl.DataFrame) -> pl.DataFrame:
-    blk = [*bg.BLOCK, bg.BUCKET]
-    positive = pl.col(LABEL) == pl.col(CLASS)
-    w, score = pl.col(bg.W), pl.col(SCORE)
-    rows = counts.lazy().filter(USABLE).with_columns(score.rank("dense").over(blk).alias("_k"))
-    per_score = (
-        rows.group_by(*blk, "_k")
-        .agg(
-            w.filter(positive).sum().alias("_p"),
-            w.filter(~positive).sum().alias("_m"),
-            (score * w).filter(positive).sum().alias("_s"),
-        )
-        .join(offset.lazy(), on=blk, how="left")
-        .sort(*blk, "_k")
-    )
-    p, m, s = pl.col("_p"), pl.col("_m"), pl.col("_s")
-    runs = per_score.select(
-        *blk,
-        "_k",
-        (2 * (pl.col("_p_below") + (p.cum_sum() - p).over(blk)) + p).alias("_t"),
-        (2 * (pl.col("_m_below") + (m.cum_sum() - m).over(blk)) + m).alias("_q"),
-        (pl.col("_p_above") + (p.cum_sum(reverse=True) - p).over(blk)).alias("_pa"),
-        (pl.col("_m_above") + (m.cum_sum(reverse=True) - m).over(blk)).alias("_ma"),
-        p.alias("_pk"),
-        m.alias("_mk"),
-        (pl.col("_s_above") + s.cum_sum(reverse=True).shift(-1, fill_value=0.0).over(blk)).alias(
-            "_sa"
-        ),
-    )
-    t, q, pa = pl.col("_t"), pl.col("_q"), pl.col("_pa")
-    at_or_above = pa + pl.col("_pk")
-    precision = at_or_above / (at_or_above + pl.col("_ma") + pl.col("_mk"))
-    terms = rows.join(runs, on=[*blk, "_k"], how="left").select(
-        *bg.BLOCK,
-        LABEL,
-        w,
-        score.is_nan().alias("_pr_nan"),
-        pl.when(~positive).then(w * t).alias("t"),
-        pl.when(~positive).then(w * t.cast(pl.Float64) ** 2).alias("tt"),
-        pl.when(positive).then(w * q).alias("q"),
-        pl.when(positive).then(w * q.cast(pl.Float64) ** 2).alias("qq"),
-        pl.when(~positive).then(pl.col("_sa") * w).alias("rs_pos"),
-        pl.when(~positive & (pa > 0)).then(score * (pa * w)).alias("rs_neg"),
-        pl.when(positive).then(precision * w).alias("ap"),
-    )
-    return (
-        terms.group_by(*bg.BLOCK, LABEL)
-        .agg(
-            pl.col("_pr_nan").any(),
-            w.sum().alias("n"),
-            pl.col("t", "q").sum().cast(pl.Int64),
-            pl.col("tt", "qq", "rs_pos", "rs_neg", "ap").sum(),
-        )
-        .collect()
-    )
+# ----------------------------------------- the buckets option: ranges add up to the block
 
 
 def _big_log(seed: int, n: int, n_classes: int) -> pl.DataFrame:
@@ -277,7 +157,9 @@ def _big_log(seed: int, n: int, n_classes: int) -> pl.DataFrame:
     ("seed", "n_classes", "nan", "inf"),
     [(0, 2, False, False), (1, 2, True, True), (2, 3, False, True), (3, 4, True, False)],
 )
-def test_bucket_sums_equal_the_old_ones(seed: int, n_classes: int, nan: bool, inf: bool) -> None:
+def test_bucket_sums_add_up_to_the_blocks_sums(
+    seed: int, n_classes: int, nan: bool, inf: bool
+) -> None:
     log = _big_log(seed, 3000, n_classes)
     if nan:
         log = log.with_columns(
@@ -302,95 +184,23 @@ def test_bucket_sums_equal_the_old_ones(seed: int, n_classes: int, nan: bool, in
     offset = bg.offsets(totals)
     in_range = bucketed.filter(USABLE)
     order = [*bg.BLOCK, LABEL]
-    new = bg.bucket_sums(in_range, offset).sort(order)
-    old = _old_bucket_sums(in_range, offset).sort(order)
-    assert new.columns == old.columns
+    summed = (
+        bg.bucket_sums(in_range, offset)
+        .group_by(order)
+        .agg(pl.col("_pr_nan").any(), pl.col(*bg.SUM_COLUMNS).sum())
+    )
+    # the same blocks in one bucket each: no offsets to add
+    whole = bg.with_bucket(counts, pl.Series([], dtype=pl.Float64))
+    one = bg.bucket_sums(whole.filter(USABLE), bg.offsets(bg.bucket_totals(whole)))
+    new, old = summed.sort(order), one.select(summed.columns).sort(order)
     assert new.select(*order, "_pr_nan", "n", "t", "q").equals(
         old.select(*order, "_pr_nan", "n", "t", "q")
     )
-    for name in ("tt", "qq", "rs_pos", "rs_neg", "ap"):
+    for name in ("tt", "qq", "gap", "ap"):
         _close(new[name], old[name])
 
 
-# ------------------ frozen: the curve explode helpers (_curves, thresholds, precision_recall)
-
-
-def _old_nan_curve(curve: pl.Expr, has_nan: pl.Expr) -> pl.Expr:
-    nan_point = pl.struct(
-        threshold=pl.lit(NAN),
-        fpr=pl.lit(NAN),
-        tpr=pl.lit(NAN),
-        tp=pl.lit(None, pl.Int64),
-        fp=pl.lit(None, pl.Int64),
-    )
-    return pl.when(has_nan).then(curve.list.head(1).list.eval(nan_point)).otherwise(curve)
-
-
-def _old_explode_curves(curves: pl.LazyFrame, keys: list[str]) -> pl.LazyFrame:
-    return (
-        curves.sort(keys, maintain_order=True)
-        .select(*keys, "curve")
-        .explode("curve")
-        .unnest("curve")
-    )
-
-
-def _old_pr_nan_point() -> pl.Expr:
-    return pl.struct(
-        threshold=pl.lit(NAN),
-        precision=pl.lit(NAN),
-        recall=pl.lit(NAN),
-        tp=pl.lit(None, pl.Int64),
-        fp=pl.lit(None, pl.Int64),
-    )
-
-
-_E = pl.element()
-_COUNTS = ("tp", "fp", "tn", "fn")
-
-
-def _old_table_of_curve() -> pl.Expr:
-    tp, fp = _E.struct.field("tp"), _E.struct.field("fp")
-    n_pos, n_neg = tp.last(), fp.last()
-    tn, fn = n_neg - fp, n_pos - tp
-    return pl.struct(
-        threshold=_E.struct.field("threshold"),
-        tp=tp,
-        fp=fp,
-        tn=tn,
-        fn=fn,
-        tpr=rate_of(tp, n_pos),
-        fpr=rate_of(fp, n_neg),
-        tnr=rate_of(tn, n_neg),
-        fnr=rate_of(fn, n_pos),
-        ppv=pl.when(tp + fp > 0).then(tp / (tp + fp)),
-        npv=pl.when(tn + fn > 0).then(tn / (tn + fn)),
-    )
-
-
-def _old_tidy(
-    curves: pl.LazyFrame, keys: list[str], points: pl.Expr, fields: list[str]
-) -> pl.LazyFrame:
-    table = (
-        curves.with_columns(points.alias("curve"))
-        .sort(keys, maintain_order=True)
-        .select(*keys, "has_nan", "curve")
-        .explode("curve")
-        .unnest("curve")
-    )
-    nan_row = pl.col("has_nan")
-    floats = [
-        pl.when(nan_row).then(NAN).otherwise(pl.col(f)).alias(f)
-        for f in fields
-        if f not in _COUNTS and f not in ("n", "n_events")
-    ]
-    counts = [
-        pl.when(~nan_row).then(pl.col(f)).alias(f)
-        for f in fields
-        if f in (*_COUNTS, "n", "n_events")
-    ]
-    first = pl.int_range(pl.len()).over(keys) == 0
-    return table.filter(~nan_row | first).with_columns(*floats, *counts).select(*keys, *fields)
+# ---------------------------------------------------------------- one-group curve tables
 
 
 def _curve_log(seed: int, classes: bool) -> pl.DataFrame:
@@ -420,31 +230,6 @@ def _curve_log(seed: int, classes: bool) -> pl.DataFrame:
     return log
 
 
-@pytest.mark.parametrize(("weighted", "classes"), [(False, False), (True, False), (False, True)])
-def test_curve_tables_equal_the_old_explode_helpers(weighted: bool, classes: bool) -> None:
-    log = _curve_log(5, classes)
-    weight = "w" if weighted else None
-    frame, keys = curve_input(log, None, LogColumns(), weight)
-    curves = curve_lists(frame, keys, weighted=weighted)
-    old_roc = _old_explode_curves(
-        curves.with_columns(_old_nan_curve(pl.col("curve"), pl.col("has_nan"))), keys
-    )
-    assert_frame_equal(pr.roc_curve(log, weight=weight).collect(), old_roc.collect())
-    points = pl.col("curve").list.slice(1).list.eval(_old_table_of_curve())
-    fields = ["threshold", *_COUNTS, "tpr", "fpr", "tnr", "fnr", "ppv", "npv"]
-    old_table = _old_tidy(curves, keys, points, fields)
-    assert_frame_equal(pr.threshold_table(log, weight=weight).collect(), old_table.collect())
-    w = pl.col(WEIGHT) if weighted else None
-    pr_points = threshold_counts(pl.col(SCORE), pl.col(POSITIVE), w).list.eval(_pr_points())
-    pr_lists = frame.group_by(keys).agg(has_nan=pl.col(SCORE).is_nan().any(), curve=pr_points)
-    nan_curve = pl.col("curve").list.head(1).list.eval(_old_pr_nan_point())
-    pr_lists = pr_lists.with_columns(
-        curve=pl.when(pl.col("has_nan")).then(nan_curve).otherwise(pl.col("curve"))
-    )
-    old_pr = _old_explode_curves(pr_lists, keys)
-    assert_frame_equal(pr.pr_curve(log, weight=weight).collect(), old_pr.collect())
-
-
 @pytest.mark.parametrize("table", [pr.threshold_table, pr.det_curve, pr.gain_curve, pr.roc_curve])
 def test_one_group_tables_by_empty(table: object) -> None:
     """``by=()`` is one curve: the table of a one-group log without its key (failed before)."""
@@ -452,34 +237,3 @@ def test_one_group_tables_by_empty(table: object) -> None:
     whole = table(log, by=()).collect()  # type: ignore[operator]
     keyed = table(log.with_columns(g=0), by="g").collect().drop("g")  # type: ignore[operator]
     assert_frame_equal(whole, keyed)
-
-
-# ------------------------------------------------- frozen: binary._delong_variance
-
-
-def _old_delong_variance() -> pl.Expr:
-    n_pos = _counts.N_POS.cast(pl.Float64)
-    n_neg = _counts.N_NEG.cast(pl.Float64)
-    v10 = (_counts.NEG_BELOW + 0.5 * _counts.NEG) / n_neg
-    v01 = (_counts.POS_ABOVE + 0.5 * _counts.POS) / n_pos
-    s10 = (_counts.POS * (v10 - _counts.AUC) ** 2).sum() / (n_pos - 1.0)
-    s01 = (_counts.NEG * (v01 - _counts.AUC) ** 2).sum() / (n_neg - 1.0)
-    return pl.when((_counts.N_POS > 1) & (_counts.N_NEG > 1)).then(s10 / n_pos + s01 / n_neg)
-
-
-@settings(max_examples=40, deadline=None)
-@given(n=st.integers(1, 60), seed=st.integers(0, 10_000), tied=st.booleans(), nan=st.booleans())
-def test_auc_se_equals_the_old_delong_variance(n: int, seed: int, tied: bool, nan: bool) -> None:
-    rng = np.random.default_rng(seed)
-    score = np.round(rng.random(n), 1) if tied else rng.random(n)
-    if nan:
-        score[rng.integers(0, n)] = np.nan
-    log = pl.DataFrame({"g": rng.integers(0, 3, n), "score": score, "label": rng.random(n) < 0.5})
-
-    def old_build(s: pl.Expr, p: pl.Expr) -> pl.Expr:
-        return _counts.reduce_counts(s, p, _old_delong_variance()).sqrt()
-
-    old_expr = binary_expr("score", "label", old_build, name="se", two_classes=True)
-    old = log.group_by("g").agg(old_expr).sort("g")
-    new = log.group_by("g").agg(pr.auc_se("score", "label").alias("se")).sort("g")
-    _close(new["se"], old["se"])

@@ -20,7 +20,8 @@ from hypothesis import strategies as st
 from polars.testing import assert_frame_equal
 
 import polaroc as pr
-from polaroc.core.counts import hanley_mcneil_se, heavily_tied
+from polaroc.core.counts import heavily_tied
+from polaroc.core.formulas import hanley_mcneil_se
 from polaroc.evaluation.per_fold import _heavily_tied
 from tests.metrics.test_multiclass import long_log, wide_scores
 
