@@ -393,6 +393,36 @@ def test_the_vocabulary_is_validated_with_its_defaults(case: Case):
             assert parameters[name].default == DEFAULTS[name], (case.name, name)
 
 
+def vocabulary_takers() -> list[str]:
+    """Every public function that takes an argument of the vocabulary."""
+    out = []
+    for name in pr.__all__:
+        function = getattr(pr, name)
+        if not inspect.isfunction(function):
+            continue
+        if any(p in VOCABULARY for p in inspect.signature(function).parameters):
+            out.append(name)
+    return out
+
+
+@pytest.mark.parametrize("name", vocabulary_takers())
+def test_every_public_function_declares_its_vocabulary_once(name: str):
+    # not only the log readers: expressions and the tests on per-fold tables alike
+    function = getattr(pr, name)
+    assert getattr(function, "__validated__", False), f"decorate {name} @validated"
+    own = function.__own_arguments__
+    own_defaults = function.__own_defaults__
+    for parameter in inspect.signature(function).parameters.values():
+        if parameter.name not in DEFAULTS or parameter.name in own:
+            continue
+        if parameter.default is inspect.Parameter.empty:
+            continue
+        if parameter.name in own_defaults:
+            assert parameter.default != DEFAULTS[parameter.name], (name, "declared needlessly")
+            continue
+        assert parameter.default == DEFAULTS[parameter.name], (name, parameter.name)
+
+
 def with_weights(log: pl.DataFrame) -> pl.DataFrame:
     """A case weight per sample (the same on each of its class rows): 1, 2 or 3."""
     w = (pl.col("sample") % 3 + 1).cast(pl.Float64)

@@ -45,6 +45,7 @@ from polaroc.compare.fold_table import (
     with_adjusted,
     with_float_df,
 )
+from polaroc.core.args import validated
 from polaroc.core.inputs import ColumnLike, FrameLike, as_lazy, as_names, require_columns
 from polaroc.core.sums import fixed_mean
 
@@ -84,6 +85,7 @@ def dataset_means(
 # ------------------------------------------------------------------------ Wilcoxon
 
 
+@validated
 def wilcoxon_test(
     table: FrameLike,
     metric: ColumnLike = "auc",
@@ -236,6 +238,7 @@ def wilcoxon_test(
 # ------------------------------------------------------------------------ sign test
 
 
+@validated
 def sign_test(
     table: FrameLike,
     metric: ColumnLike = "auc",
@@ -406,6 +409,7 @@ def _critical_difference(alpha: float) -> pl.Expr:
     return q * (k * (k + 1) / (6.0 * pl.col("n"))).sqrt()
 
 
+@validated
 def mean_ranks(
     table: FrameLike,
     metric: ColumnLike = "auc",
@@ -620,6 +624,7 @@ def rank_pairs(ranks: pl.LazyFrame, by: list[str], model: str) -> pl.LazyFrame:
     return pairs.with_columns(_pr_scale=(k * (k + 1) / (6.0 * pl.col("n"))).sqrt())
 
 
+@validated
 def nemenyi_test(
     table: FrameLike,
     metric: ColumnLike = "auc",

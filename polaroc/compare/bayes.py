@@ -29,6 +29,7 @@ from polaroc.compare.fold_table import (
     read_fold_table,
     settled_difference,
 )
+from polaroc.core.args import validated
 from polaroc.core.inputs import ColumnLike, FrameLike
 from polaroc.core.sums import fixed_mean, fixed_var
 
@@ -47,6 +48,7 @@ def _check_rope(rope: float) -> None:
 # ------------------------------------------------------------------ correlated t
 
 
+@validated(defaults={"rope": "Benavoli et al. (2017): a ROPE of 0.01 on an AUC"})
 def bayes_ttest(
     table: FrameLike,
     metric: ColumnLike = "auc",
@@ -201,6 +203,7 @@ def _posterior_t(rope: float, ratio: pl.Expr) -> list[pl.Expr]:
 # ---------------------------------------------------------------- signed rank
 
 
+@validated(defaults={"rope": "Benavoli et al. (2017): a ROPE of 0.01 on an AUC"})
 def bayes_signed_rank(
     table: FrameLike,
     metric: ColumnLike = "auc",

@@ -30,6 +30,7 @@ from polaroc.compare.fold_table import (
     read_fold_table,
     with_adjusted,
 )
+from polaroc.core.args import validated
 from polaroc.core.guard import guarded, listing, problems
 from polaroc.core.inputs import ColumnLike, FrameLike, as_lazy
 from polaroc.core.sums import fixed_mean, fixed_sum
@@ -131,6 +132,7 @@ def _checked_design(table: FrameLike, ft: FoldTable, caller: str) -> pl.LazyFram
     return guarded(table, ft.frame, found, head, tail)
 
 
+@validated
 def paired_ttest_5x2cv(
     table: FrameLike,
     metric: ColumnLike = "auc",
@@ -243,6 +245,7 @@ def paired_ttest_5x2cv(
     return poisoned(out, "_pr_nan", keep=[*keys, "n", "df"]).sort(keys)
 
 
+@validated
 def combined_ftest_5x2cv(
     table: FrameLike,
     metric: ColumnLike = "auc",

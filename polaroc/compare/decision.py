@@ -36,6 +36,7 @@ from polaroc.compare.fold_table import (
 )
 from polaroc.compare.one_test_set import cochran_q, mcnemar_test
 from polaroc.compare.paired import paired_ttest
+from polaroc.core.args import validated
 from polaroc.core.inputs import ColumnLike, FrameLike, as_lazy, require_columns
 from polaroc.core.registry import Metric, known_metrics, lookup
 from polaroc.core.sums import fixed_mean, fixed_std, fixed_sum
@@ -65,6 +66,7 @@ _COLUMNS = ["rank", "mean", "ci_low", "ci_high", "best", "tied_with_best", "p_vs
 _COLUMNS += ["effect_size", "magnitude", "n"]
 
 
+@validated(defaults={"adjust": "the contract's verdict adjusts by Holm"})
 def verdict(
     table: FrameLike,
     metric: ColumnLike = "auc",
@@ -75,7 +77,7 @@ def verdict(
     by: str | Iterable[str] | None = None,
     higher_is_better: bool | None = None,
     test_train_ratio: float | None = None,
-    seed: int = 0,
+    seed: int | None = None,
     model: str = "model",
     fold: str = "fold",
     dataset: str = "dataset",
@@ -140,8 +142,9 @@ def verdict(
     ``p_vs_best`` = 1 − P(the best is practically better than the model) = P(the model
     is practically equivalent or better), and the model is ``tied_with_best`` unless
     P(best better) ≥ 1 − ``alpha`` (i.e. again unless ``p_vs_best <= alpha``). The
-    signed-rank test's posterior is sampled with ``seed`` (default 0), so the verdict
-    is the same on every run.
+    signed-rank test's posterior is sampled with ``seed`` (default ``None``, fresh
+    draws, as every seed of the package; pass an integer, as the report passes 0, for
+    the same verdict on every run).
 
     **Intervals.** ``ci_low``/``ci_high`` are the (1 − ``alpha``) interval of the
     model's mean under the deciding test's variance, not clipped unless said:
@@ -197,7 +200,8 @@ def verdict(
         intervals of a repeated design; default 1/(k − 1) for k folds. Needed for a
         repeated hold-out (one fold per repeat).
     seed
-        Seed of the Bayesian signed-rank test's posterior samples.
+        Seed of the Bayesian signed-rank test's posterior samples (``None``: fresh
+        randomness).
     model, fold, dataset, repeat
         Column names of the table (and of ``log``).
     log
@@ -361,7 +365,7 @@ class _Context:
     adjust: str | None
     rope: float | None
     ratio: float | None
-    seed: int
+    seed: int | None
     model: str
     fold: str
     dataset: str

@@ -34,6 +34,7 @@ from polaroc.compare.fold_table import (
     with_adjusted,
 )
 from polaroc.compare.registry import comparison
+from polaroc.core.args import validated
 from polaroc.core.inputs import ColumnLike, FrameLike
 from polaroc.core.sums import fixed_mean, fixed_std
 
@@ -43,6 +44,7 @@ PairwiseTest = Callable[..., pl.LazyFrame]
 """A frequentist pairwise table: ``(table, metric, *, by, alpha, model, …) -> LazyFrame``."""
 
 
+@validated
 def paired_ttest(
     table: FrameLike,
     metric: ColumnLike = "auc",
@@ -281,6 +283,7 @@ def _t_columns(
     return with_adjusted(out, columns, pairs[:-2], alpha, adjust)
 
 
+@validated
 def test_agreement(
     table: FrameLike,
     metrics: Sequence[ColumnLike] = ("auc", "error"),

@@ -118,6 +118,12 @@ def _solve_auc(n_cases: float, kappa: float, z_alpha: float, z_beta: float) -> f
     return float(optimize.brentq(excess, lo, hi, xtol=1e-15, rtol=1e-15, maxiter=500))
 
 
+@validated(
+    own={
+        "alpha": "None computes the significance level (pROC's power.roc.test)",
+        "alternative": "'two-sided' or 'one-sided': the power of a one-sided test",
+    }
+)
 def power_auc(
     *,
     auc: float | None = None,

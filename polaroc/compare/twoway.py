@@ -28,6 +28,7 @@ from polaroc.compare.fold_table import (
     read_fold_table,
     with_float_df,
 )
+from polaroc.core.args import validated
 from polaroc.core.inputs import ColumnLike, FrameLike
 from polaroc.core.sums import fixed_mean, fixed_sum
 
@@ -258,6 +259,7 @@ def _ranges(ft: FoldTable, alpha: float) -> pl.LazyFrame:
     )
 
 
+@validated
 def duncan_ranges(
     table: FrameLike,
     metric: ColumnLike = "auc",
@@ -387,6 +389,7 @@ def _usable(ft: FoldTable) -> pl.LazyFrame:
     return error.join(ok, on=ft.by) if ft.by else pl.concat([error, ok], how="horizontal")
 
 
+@validated
 def duncan(
     table: FrameLike,
     metric: ColumnLike = "auc",
@@ -482,6 +485,7 @@ def duncan(
     ).sort([*by, "rank"])
 
 
+@validated
 def duncan_subsets(
     table: FrameLike,
     metric: ColumnLike = "auc",

@@ -204,12 +204,18 @@ def validated(function: Callable[P, R]) -> Callable[P, R]: ...
 
 @overload
 def validated(
-    function: None = None, *, own: Mapping[str, str]
+    function: None = None,
+    *,
+    own: Mapping[str, str] | None = None,
+    defaults: Mapping[str, str] | None = None,
 ) -> Callable[[Callable[P, R]], Callable[P, R]]: ...
 
 
 def validated(
-    function: Callable[P, R] | None = None, *, own: Mapping[str, str] | None = None
+    function: Callable[P, R] | None = None,
+    *,
+    own: Mapping[str, str] | None = None,
+    defaults: Mapping[str, str] | None = None,
 ) -> Any:
     """Wrap a public function so that every declared argument it takes is checked.
 
@@ -218,15 +224,20 @@ def validated(
     the function runs on those. Arguments the vocabulary does not declare pass as they
     are. ``own`` names the arguments a function means otherwise than the vocabulary
     (``power_auc_test``'s ``alpha=None`` computes the level, as pROC's
-    ``power.roc.test``), each with the reason; the function checks those itself. Use
-    as ``@validated`` or ``@validated(own={...})``.
+    ``power.roc.test``), each with the reason; the function checks those itself.
+    ``defaults`` names the declared arguments whose default the contract sets otherwise
+    than :data:`DEFAULTS` for this function (``verdict``'s Holm adjustment, the Bayesian
+    tests' ROPE), each with the reason; they are checked as usual. Use as
+    ``@validated`` or ``@validated(own={...}, defaults={...})``.
     """
     if function is None:
-        return lambda f: _wrap(f, own or {})
-    return _wrap(function, own or {})
+        return lambda f: _wrap(f, own or {}, defaults or {})
+    return _wrap(function, own or {}, defaults or {})
 
 
-def _wrap(function: Callable[P, R], own: Mapping[str, str]) -> Callable[P, R]:
+def _wrap(
+    function: Callable[P, R], own: Mapping[str, str], defaults: Mapping[str, str]
+) -> Callable[P, R]:
     signature = inspect.signature(function)
     exempt = dict(own)
     declared = [name for name in signature.parameters if name in VOCABULARY and name not in exempt]
@@ -241,4 +252,5 @@ def _wrap(function: Callable[P, R], own: Mapping[str, str]) -> Callable[P, R]:
 
     wrapper.__validated__ = True  # type: ignore[attr-defined]
     wrapper.__own_arguments__ = exempt  # type: ignore[attr-defined]
+    wrapper.__own_defaults__ = dict(defaults)  # type: ignore[attr-defined]
     return wrapper

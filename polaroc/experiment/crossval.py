@@ -22,9 +22,12 @@ from typing import Any
 import numpy as np
 import polars as pl
 
+from polaroc.core.args import validated
+
 __all__ = ["cross_validate_log"]
 
 
+@validated
 def cross_validate_log(
     models: Mapping[str, Any],
     x: Any,
@@ -32,7 +35,7 @@ def cross_validate_log(
     *,
     cv: int | str | Any = 10,
     repeats: int | None = None,
-    seed: int = 0,
+    seed: int | None = None,
     method: str = "predict_proba",
     class_names: Sequence[str] | None = None,
     dataset: str | None = None,
@@ -83,7 +86,8 @@ def cross_validate_log(
         ``n_repeats``).
     seed
         ``random_state`` of the default splitter (the estimators' own seeds are
-        theirs to set).
+        theirs to set); ``None`` (default, as every seed of the package) draws fresh
+        splits, an integer reproduces them.
     method
         The estimator method giving the scores: ``"predict_proba"`` (default),
         ``"decision_function"`` or ``"predict_log_proba"``. Higher must mean more
@@ -273,7 +277,7 @@ def _check_models(models: Mapping[str, Any], method: str) -> None:
 
 
 def _design(
-    cv: int | str | Any, repeats: int | None, x: np.ndarray, y: np.ndarray, seed: int
+    cv: int | str | Any, repeats: int | None, x: np.ndarray, y: np.ndarray, seed: int | None
 ) -> tuple[list[tuple[Any, Any]], int | None]:
     """The splits in order, and the number of repeats they form (``None``: unrepeated)."""
     repeats = _check_repeats(repeats)
@@ -320,7 +324,7 @@ def _agree(repeats: int | None, implied: int, why: str) -> int:
     return implied
 
 
-def _splits(cv: int | Any, x: np.ndarray, y: np.ndarray, seed: int) -> list[tuple[Any, Any]]:
+def _splits(cv: int | Any, x: np.ndarray, y: np.ndarray, seed: int | None) -> list[tuple[Any, Any]]:
     if isinstance(cv, int | np.integer):
         from sklearn.model_selection import StratifiedKFold
 

@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import polars as pl
 
+from polaroc.core.args import validated
 from polaroc.core.inputs import ColumnLike, to_expr
 
 __all__ = ["stratified_folds"]
 
 
+@validated(own={"k": "the number of folds, at least 2: checked here"})
 def stratified_folds(
-    label: ColumnLike, *, k: int = 10, seed: int = 0, repeat: ColumnLike | None = None
+    label: ColumnLike, *, k: int = 10, seed: int | None = None, repeat: ColumnLike | None = None
 ) -> pl.Expr:
     """Assign each row a fold id in ``0 … k−1``, keeping every label's proportion per fold.
 
@@ -44,7 +46,8 @@ def stratified_folds(
     k
         Number of folds, at least 2.
     seed
-        Seed of the shuffle: the same rows in the same order with the same seed get
+        Seed of the shuffle (``None``, the default: fresh randomness, as every seed
+        of the package): the same rows in the same order with the same seed get
         the same folds (with the same Polars version).
     repeat
         Column or expression holding the repeat id of each row (any sortable dtype), for
@@ -103,9 +106,6 @@ def stratified_folds(
     if isinstance(k, bool) or not isinstance(k, int) or k < 2:
         msg = f"k must be an integer of at least 2, got {k!r}"
         raise ValueError(msg)
-    if isinstance(seed, bool) or not isinstance(seed, int):
-        msg = f"seed must be an integer, got {seed!r}"
-        raise TypeError(msg)
     key = to_expr(label, argument="label")
     shuffle = pl.int_range(pl.len(), dtype=pl.Int64).shuffle(seed=seed)
     if repeat is None:

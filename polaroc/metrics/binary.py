@@ -19,6 +19,7 @@ import polars as pl
 
 from polaroc.core import counts
 from polaroc.core import formulas as f
+from polaroc.core.args import validated
 from polaroc.core.inputs import ColumnLike, binary_expr
 
 __all__ = [
@@ -65,6 +66,7 @@ def _weighted(
     return lambda s, p, w: counts.per_group(value, s, p, w, scores=False)
 
 
+@validated
 def auc(score: ColumnLike, positive: ColumnLike, *, weight: ColumnLike | None = None) -> pl.Expr:
     """Area under the ROC curve: the Mann–Whitney probability of correct ranking.
 
@@ -139,6 +141,7 @@ def auc(score: ColumnLike, positive: ColumnLike, *, weight: ColumnLike | None = 
     return _unweighted(score, positive, "auc", lambda auc: auc)
 
 
+@validated
 def gini(score: ColumnLike, positive: ColumnLike, *, weight: ColumnLike | None = None) -> pl.Expr:
     """Gini coefficient (Somers' D of score on label): ``2 · AUC − 1``.
 
@@ -175,6 +178,7 @@ def _hanley_mcneil(s: pl.Expr, p: pl.Expr) -> pl.Expr:
     return f.hanley_mcneil_se(theta, n_pos, n_neg)
 
 
+@validated
 def auc_se(
     score: ColumnLike,
     positive: ColumnLike,
@@ -267,6 +271,7 @@ def confusion_counts(
     }
 
 
+@validated
 def confusion(
     score: ColumnLike,
     positive: ColumnLike,
@@ -343,6 +348,7 @@ def _rate(
     return binary_expr(score, positive, build, name=name, weight=weight)
 
 
+@validated
 def accuracy(
     score: ColumnLike,
     positive: ColumnLike,
@@ -389,6 +395,7 @@ def accuracy(
     )
 
 
+@validated
 def error(
     score: ColumnLike,
     positive: ColumnLike,
@@ -435,6 +442,7 @@ def error(
     )
 
 
+@validated
 def sensitivity(
     score: ColumnLike,
     positive: ColumnLike,
@@ -479,6 +487,7 @@ def sensitivity(
     return _rate(score, positive, threshold, ("tp",), ("tp", "fn"), "sensitivity", weight)
 
 
+@validated
 def specificity(
     score: ColumnLike,
     positive: ColumnLike,
@@ -523,6 +532,7 @@ def specificity(
     return _rate(score, positive, threshold, ("tn",), ("tn", "fp"), "specificity", weight)
 
 
+@validated
 def ppv(
     score: ColumnLike,
     positive: ColumnLike,
@@ -567,6 +577,7 @@ def ppv(
     return _rate(score, positive, threshold, ("tp",), ("tp", "fp"), "ppv", weight)
 
 
+@validated
 def npv(
     score: ColumnLike,
     positive: ColumnLike,
@@ -611,6 +622,7 @@ def npv(
     return _rate(score, positive, threshold, ("tn",), ("tn", "fn"), "npv", weight)
 
 
+@validated
 def cost(
     score: ColumnLike,
     positive: ColumnLike,

@@ -226,6 +226,7 @@ def _segment_area(lo_fpr: float, hi_fpr: float) -> pl.Expr:
     return pl.when(defined).then(area.sum())
 
 
+@validated
 def partial_auc(
     score: ColumnLike,
     positive: ColumnLike,

@@ -24,6 +24,7 @@ from collections.abc import Callable
 
 import polars as pl
 
+from polaroc.core.args import validated
 from polaroc.core.inputs import NAN, ColumnLike, binary_expr
 from polaroc.metrics.binary import confusion_counts
 
@@ -101,6 +102,7 @@ def fbeta_of(beta: float) -> Callable[[Counts], pl.Expr]:
     return formula
 
 
+@validated
 def fbeta(
     score: ColumnLike,
     positive: ColumnLike,
@@ -158,6 +160,7 @@ def fbeta(
     )
 
 
+@validated
 def f1(
     score: ColumnLike,
     positive: ColumnLike,
@@ -206,6 +209,7 @@ def mcc_of(k: Counts) -> pl.Expr:
     return pl.when(den > 0).then((tp * tn - fp * fn) / den).otherwise(0.0)
 
 
+@validated
 def mcc(
     score: ColumnLike,
     positive: ColumnLike,
@@ -257,6 +261,7 @@ def kappa_of(k: Counts) -> pl.Expr:
     return (observed - expected) / (1.0 - expected)
 
 
+@validated
 def cohen_kappa(
     score: ColumnLike,
     positive: ColumnLike,
@@ -306,6 +311,7 @@ def balanced_of(k: Counts) -> pl.Expr:
     return (k["tp"] / (k["tp"] + k["fn"]) + k["tn"] / (k["tn"] + k["fp"])) / 2.0
 
 
+@validated
 def balanced_accuracy(
     score: ColumnLike,
     positive: ColumnLike,
@@ -360,6 +366,7 @@ def _lr_negative(k: Counts) -> pl.Expr:
     return pl.when(k["tn"] > 0).then(k["fn"] * n_neg / (k["tn"] * n_pos))
 
 
+@validated
 def lr_positive(
     score: ColumnLike,
     positive: ColumnLike,
@@ -407,6 +414,7 @@ def lr_positive(
     )
 
 
+@validated
 def lr_negative(
     score: ColumnLike,
     positive: ColumnLike,

@@ -55,12 +55,14 @@ import polars as pl
 
 from polaroc.core import counts
 from polaroc.core import formulas as f
+from polaroc.core.args import validated
 from polaroc.core.formulas import HULL_PASSES
 from polaroc.core.inputs import NAN, ColumnLike, binary_expr
 
 __all__ = ["HULL_PASSES", "h_measure", "ks_statistic"]
 
 
+@validated
 def h_measure(
     score: ColumnLike,
     positive: ColumnLike,
@@ -141,6 +143,7 @@ def _nan_if_nan_score(s: pl.Expr, p: pl.Expr, value: pl.Expr) -> pl.Expr:
     return pl.when(both & (s.is_nan() & p.is_not_null()).any()).then(NAN).otherwise(value)
 
 
+@validated
 def ks_statistic(
     score: ColumnLike, positive: ColumnLike, *, weight: ColumnLike | None = None
 ) -> pl.Expr:

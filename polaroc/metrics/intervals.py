@@ -33,6 +33,7 @@ def _check_level(level: float) -> float:
     return float(level)
 
 
+@validated
 def auc_ci(
     score: ColumnLike,
     positive: ColumnLike,

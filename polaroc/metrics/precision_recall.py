@@ -75,6 +75,7 @@ def _weighted(s: pl.Expr, p: pl.Expr, w: pl.Expr) -> pl.Expr:
     return counts.per_group(checked, s, p, w, scores=False)
 
 
+@validated
 def average_precision(
     score: ColumnLike, positive: ColumnLike, *, weight: ColumnLike | None = None
 ) -> pl.Expr:

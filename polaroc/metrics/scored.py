@@ -21,6 +21,7 @@ import polars as pl
 
 from polaroc.core import counts
 from polaroc.core import formulas as f
+from polaroc.core.args import validated
 from polaroc.core.counts import Counts
 from polaroc.core.inputs import NAN, ColumnLike, binary_expr
 
@@ -39,6 +40,7 @@ def _of_counts(
     return counts.per_group(pl.when(both).then(value(k)), s, p, w)
 
 
+@validated
 def sauc(score: ColumnLike, positive: ColumnLike, *, weight: ColumnLike | None = None) -> pl.Expr:
     """Scored AUC of Wu & Flach (2005): mean over all pairs of ``(x − y)·[x > y]``.
 
@@ -91,6 +93,7 @@ def sauc(score: ColumnLike, positive: ColumnLike, *, weight: ColumnLike | None =
     )
 
 
+@validated
 def sauc_parts(
     score: ColumnLike, positive: ColumnLike, *, weight: ColumnLike | None = None
 ) -> pl.Expr:

@@ -20,6 +20,7 @@ from __future__ import annotations
 import numpy as np
 import polars as pl
 
+from polaroc.core.args import validated
 from polaroc.core.inputs import ColumnLike, binary_expr, describe, fail_if, to_expr
 from polaroc.core.log import POSITIVE, SCORE
 
@@ -98,6 +99,7 @@ def log_loss_terms(s: pl.Expr, p: pl.Expr) -> pl.Expr:
     return -given.clip(EPS, 1.0 - EPS).log()
 
 
+@validated
 def brier_score(
     score: ColumnLike, positive: ColumnLike, *, weight: ColumnLike | None = None
 ) -> pl.Expr:
@@ -148,6 +150,7 @@ def brier_score(
     return _probability_rule(score, positive, brier_loss, "brier_score", weight)
 
 
+@validated
 def log_loss(
     score: ColumnLike, positive: ColumnLike, *, weight: ColumnLike | None = None
 ) -> pl.Expr:
