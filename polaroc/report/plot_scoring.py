@@ -46,6 +46,7 @@ def calibration(
     fold: str = "fold",
     outcome: str = "share of positives",
     order: list[object] | None = None,
+    class_: str = "class",
 ) -> Figure:
     """Reliability diagram per model: each fold's curve, their band and mean, and the counts.
 
@@ -69,11 +70,20 @@ def calibration(
         The y axis's words (``"share correct"`` for a top-label diagram).
     order
         The models' panel order (e.g. best first); default by name.
+    class_
+        Name of the class column: a table holding several classes' curves (a
+        two-class log with both classes' rows gives one per class) is refused, since
+        their folds and counts would be drawn as one model's.
 
     Returns
     -------
     matplotlib.figure.Figure
         Two panels per model.
+
+    Raises
+    ------
+    ValueError
+        The table holds the curves of more than one class.
 
     Examples
     --------
@@ -87,6 +97,13 @@ def calibration(
     """
     plt = _pyplot()
     df = _with_fold(_frame(curve), fold)
+    if class_ in df.columns and df[class_].n_unique() > 1:
+        classes = sorted(df[class_].unique().drop_nulls().to_list())
+        msg = (
+            f"plot.calibration draws one class's curves; the table holds classes {classes}: "
+            f"filter one, e.g. table.filter(pl.col({class_!r}) == {classes[-1]!r})"
+        )
+        raise ValueError(msg)
     found = _models(df, model)
     ranked = [m for m in (order or []) if m in found]
     models = ranked + [m for m in found if m not in ranked]

@@ -204,7 +204,7 @@ def _figures(
             outcome = "share correct (top label)" if multiclass else "share of positives"
             save("calibration", key, calibration(
                 part, model=model, fold=fold, outcome=outcome,
-                order=_ranked(part[model], orders.get(key)),
+                order=_ranked(part[model], orders.get(key)), class_=rep.columns.class_,
             ))  # fmt: skip
     if "decision_curve" in tables:
         from polaroc.report.plot_scoring import decision_curve

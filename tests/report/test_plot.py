@@ -171,3 +171,11 @@ def test_one_vs_rest_past_six_classes_is_one_map_of_their_aucs():
     expected = roc_auc_score(part["label"] == 7, part["score"])
     shown = heat.texts[10 + 7].get_text()
     assert float(shown) == pytest.approx(expected, abs=0.6 * 10 ** -len(shown.split(".")[1]))
+
+
+def test_calibration_refuses_several_classes_curves():
+    # a two-class log with both classes' rows gives a curve per class: drawn as one
+    # model's folds they would double every count
+    log = pl.scan_parquet(pr.demo_log_path())
+    with pytest.raises(ValueError, match=r"classes \['benign', 'malignant'\]: filter one"):
+        plot.calibration(pr.calibration_curve(log, n_bins=10))
