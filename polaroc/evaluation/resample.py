@@ -247,6 +247,19 @@ def bootstrap(
     │ auc    ┆ 0.784801 ┆ 0.030045 ┆ 0.732366 ┆ 0.844234 ┆ 200    │
     │ error  ┆ 0.295    ┆ 0.030946 ┆ 0.225    ┆ 0.350125 ┆ 200    │
     └────────┴──────────┴──────────┴──────────┴──────────┴────────┘
+
+    Five samples per patient, sharing the patient's effect on the score and mostly
+    the patient's label: resampling patients gives the wider standard error.
+
+    >>> rng = np.random.default_rng(0)
+    >>> patient = np.repeat(np.arange(40), 5)
+    >>> y = rng.random(200) < rng.choice([0.2, 0.8], 40)[patient]
+    >>> score = y + rng.normal(size=40)[patient] + rng.normal(size=200)
+    >>> log = pl.DataFrame({"model": "m", "fold": 0, "sample": np.arange(200),
+    ...                     "patient": patient, "score": score, "label": y})
+    >>> [round(pr.bootstrap(log, n_boot=500, seed=1, cluster=c).collect()["se"].item(), 3)
+    ...  for c in (None, "patient")]
+    [0.036, 0.047]
     """
     n_boot, seed = _check_arguments(n_boot, seed)
     metrics = [metrics] if isinstance(metrics, str) else list(metrics)
