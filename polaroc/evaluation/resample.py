@@ -16,6 +16,11 @@ resampling is one lazy plan:
 4. the statistic (default :func:`polaroc.evaluate`) runs once on that log, grouped
    by the groups and the replicate, and the replicates are summarised.
 
+With ``cluster=`` the units of steps 1–3 are clusters (several samples of one patient):
+numbered within the stratum of the labels they hold
+(:func:`polaroc.metrics.draws.cluster_units`), drawn by the same hash, every row of a
+drawn cluster joined back (Davison & Hinkley 1997, §3.8; Field & Welsh 2007).
+
 Memory and time grow with ``n_boot`` × the log's rows: the resampled log is
 ``n_boot`` copies of it in size.
 """
@@ -127,6 +132,33 @@ def resample(
     return drawn.with_columns(ids.alias(sample)).drop(
         UNIT, SIZE, DRAW, _OFFSET, _TOTAL, STRATUM, MIXED, _J, _WIDTH, strict=False
     )
+
+
+def _void_incomplete(
+    replicates: pl.LazyFrame,
+    frame: pl.LazyFrame,
+    drawn: pl.LazyFrame,
+    by: list[str],
+    label: str,
+) -> pl.LazyFrame:
+    """``replicates`` with a null value where the replicate lost one of its group's labels.
+
+    Only a clustered replicate can: a label held only by clusters of several labels is
+    missing from the replicates that draw none of them, and the statistic must not be
+    read on fewer classes than the group has.
+    """
+    labels = pl.col(label).drop_nulls().n_unique().alias("_pr_labels")
+    drawn_labels = drawn.group_by([*by, REPLICATE]).agg(labels)
+    if by:
+        full = frame.group_by(by).agg(labels.alias("_pr_all"))
+        counted = drawn_labels.join(full, on=by, how="left", nulls_equal=True)
+    else:
+        counted = drawn_labels.join(frame.select(labels.alias("_pr_all")), how="cross")
+    complete = pl.col("_pr_labels") == pl.col("_pr_all")
+    flags = counted.select(*by, REPLICATE, complete.alias("_pr_complete"))
+    kept = pl.when(pl.col("_pr_complete")).then(pl.col("_v")).alias("_v")
+    joined = replicates.join(flags, on=[*by, REPLICATE], how="left", nulls_equal=True)
+    return joined.with_columns(kept).drop("_pr_complete")
 
 
 def _long(
@@ -303,9 +335,10 @@ def bootstrap(
         shared=[model],
         cluster=cluster,
     )
-    replicates = _long(
-        statistic(drawn, [*parsed.by, REPLICATE]), [*parsed.by, REPLICATE], metrics, "_v"
-    )
+    keys = [*parsed.by, REPLICATE]
+    replicates = _long(statistic(drawn, keys), keys, metrics, "_v")
+    if cluster is not None:
+        replicates = _void_incomplete(replicates, frame, drawn, parsed.by, label)
     v = pl.col("_v")
     summary = replicates.group_by([*parsed.by, "metric"]).agg(
         v.std().alias("se"),

@@ -5,10 +5,14 @@ all replicates are drawn at once (no Python loop), reproducibly, whatever the ro
 order or engine (the draws depend on the Polars version's hash function).
 
 The unit of a draw is a sample, or with ``cluster=`` a whole cluster (several samples
-of one patient, image or user; Davison & Hinkley 1997, §3.8; Field & Welsh 2007): every
-row of a drawn cluster comes along. :func:`cluster_units` numbers the clusters within
-their strata; both the draws here and :mod:`polaroc.core.replicates`' NumPy draws read
-that numbering.
+of one patient, image or user): every row of a drawn cluster comes along, the cluster
+bootstrap of Davison & Hinkley (1997, §3.8) and Field & Welsh (2007, "Bootstrapping
+clustered data", JRSS B 69:369–390), which keeps the correlation within clusters that
+makes the samples' bootstrap too narrow (Obuchowski 1997 gives the clustered AUC's
+variance it estimates). :func:`cluster_units` numbers the clusters within their strata;
+:func:`draw_table` is the one hash-based draw of :func:`stratified_draws` and
+:func:`polaroc.bootstrap`, and :mod:`polaroc.core.replicates`' NumPy draws
+(:func:`polaroc.bootstrap_test`) read the same numbering.
 """
 
 from __future__ import annotations

@@ -173,3 +173,23 @@ def test_cluster_column_errors(run, rng):
         run(split, call("patient"))
     with pytest.raises(TypeError, match="cluster must be a column name"):
         pr.bootstrap(log, n_boot=5, seed=1, cluster=3)  # type: ignore[arg-type]
+
+
+def test_replicates_that_lose_a_class_are_not_counted(rng):
+    # class 2 is held by one cluster only, which also holds a class-1 sample (a mixed
+    # cluster): the replicates that do not draw it have two classes, and M on them
+    # would be another statistic; they are null and left out of n_boot
+    y, x = wide_scores(rng, 60, 3)
+    y = np.where(y == 2, 1, y)
+    y[:2] = 2
+    log = long_log({("m", 0): (y, x)})
+    patient = pl.when(pl.col("sample") < 3).then(0).otherwise(pl.col("sample") // 2 + 1)
+    log = log.with_columns(patient=patient)
+    out = pr.bootstrap(log, n_boot=200, seed=1, cluster="patient").collect()
+    drawn = resample(
+        log, by=BY, label="label", sample="sample", n_boot=200, seed=1, shared=["model"],
+        cluster="patient",
+    ).collect()  # fmt: skip
+    with_two = drawn.filter(pl.col("label") == 2)[REPLICATE].n_unique()
+    assert 0 < with_two < 200
+    assert out["n_boot"].item() == with_two
