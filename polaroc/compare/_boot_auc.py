@@ -9,7 +9,12 @@ from __future__ import annotations
 import numpy as np
 import polars as pl
 
-from polaroc.core.replicates import draws, replicate_aucs
+from polaroc.core.replicates import (
+    cluster_draws,
+    draws,
+    replicate_aucs,
+    weighted_replicate_aucs,
+)
 
 __all__ = ["boot_auc_sd"]
 
@@ -22,8 +27,10 @@ def boot_auc_sd(rows: pl.Series, n_boot: int, seed: int, paired: bool) -> pl.Ser
     ``positive`` and ``key`` (a hash of the group, the same on every row, which seeds
     the group's draws with ``seed``). Paired: both models read the same draws;
     unpaired: model a's rows (non-null ``a``) and model b's are drawn independently.
-    A group without positives or negatives on a side gives nulls, one with a NaN
-    score NaN.
+    Clustered, the struct also holds ``stratum`` and ``unit`` (each row's cluster: see
+    :func:`polaroc.core.replicates.cluster_draws`) and the replicates draw whole
+    clusters. A group without positives or negatives on a side gives nulls, one with a
+    NaN score NaN; ``n_boot`` counts the replicates whose difference is defined.
     """
     out = pl.Series([{"sd_diff": None, "n_boot": 0}])
     if len(rows) == 0:
@@ -42,7 +49,18 @@ def boot_auc_sd(rows: pl.Series, n_boot: int, seed: int, paired: bool) -> pl.Ser
         return out
     if any(np.isnan(s).any() for s, _ in sides):
         return pl.Series([{"sd_diff": float("nan"), "n_boot": n_boot}])
-    if paired:
+    if "unit" in rows.struct.fields:
+        stratum = rows.struct.field("stratum").to_numpy()
+        unit = rows.struct.field("unit").to_numpy()
+        if paired:
+            times = cluster_draws(rng, stratum, unit, n_boot)
+            aucs = [weighted_replicate_aucs(s, p, times) for s, p in sides]
+        else:
+            aucs = [
+                weighted_replicate_aucs(s, p, cluster_draws(rng, stratum[on], unit[on], n_boot))
+                for (s, p), on in zip(sides, (on_a, ~on_a), strict=True)
+            ]
+    elif paired:
         drawn = draws(rng, int(positive.sum()), int((~positive).sum()), n_boot)
         aucs = [replicate_aucs(s, p, drawn) for s, p in sides]
     else:
@@ -51,4 +69,6 @@ def boot_auc_sd(rows: pl.Series, n_boot: int, seed: int, paired: bool) -> pl.Ser
             for s, p in sides
         ]
     diff = aucs[0] - aucs[1]
-    return pl.Series([{"sd_diff": float(np.std(diff, ddof=1)), "n_boot": n_boot}])
+    diff = diff[~np.isnan(diff)]
+    sd = float(np.std(diff, ddof=1)) if diff.size > 1 else None
+    return pl.Series([{"sd_diff": sd, "n_boot": diff.size}])

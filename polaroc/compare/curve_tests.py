@@ -10,6 +10,7 @@ or engine.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import replace
 from functools import partial
 from typing import Any, Unpack
 
@@ -26,11 +27,15 @@ from polaroc.compare.delong import (
 from polaroc.compare.fold_table import Adjust, check_adjust, check_alpha, with_adjusted
 from polaroc.core.args import validated
 from polaroc.core.inputs import FrameLike
-from polaroc.core.log import POSITIVE, SCORE, LogNames, columns_of
+from polaroc.core.log import POSITIVE, SCORE, LogNames, columns_of, read_log
 from polaroc.metrics.binary import auc
 from polaroc.metrics.draws import (
+    MIXED,
     REPLICATE,
+    STRATUM,
+    UNIT,
     check_replicates,
+    cluster_units,
     replicates,
     seed_of,
     uniform,
@@ -42,6 +47,7 @@ SIDE = "_pr_side"  # 0: model a, 1: model b (unpaired rows)
 SCORE_B = f"{SCORE}_b"
 _BOOT = pl.Struct({"sd_diff": pl.Float64, "n_boot": pl.Int64})
 _K = "_pr_k"
+_STRATUM_CODE = "_pr_stratum_code"  # 0: positives only, 1: negatives only, 2: both
 
 
 def _stacked(two: TwoModels, model: str, model_a: Any) -> pl.LazyFrame:
@@ -87,6 +93,7 @@ def bootstrap_test(
     alpha: float = 0.05,
     adjust: Adjust = None,
     positive_class: Any = None,
+    cluster: str | None = None,
     **columns: Unpack[LogNames],
 ) -> pl.LazyFrame:
     """Bootstrap test of H₀: AUC_a = AUC_b (pROC's ``roc.test(method="bootstrap")``).
@@ -127,6 +134,18 @@ def bootstrap_test(
     positive_class
         As for :func:`polaroc.delong_test`: ``None`` reads a two-class log through
         its larger class value.
+    cluster
+        A column grouping samples into clusters (several samples per patient, image or
+        user), or ``None`` (default). Each replicate then draws whole clusters of the
+        group, every sample of a drawn cluster (Davison & Hinkley 1997, §3.8; Field &
+        Welsh 2007) — paired, both models read the same drawn clusters — so that ``s``
+        accounts for the correlation within clusters (Obuchowski 1997 for the AUC). The
+        strata generalise the samples': a cluster of positives only is drawn among
+        those, one of negatives only among those, one holding both among the mixed
+        ones, each stratum keeping its number of clusters; with every sample its own
+        cluster the replicates, for a given seed, are exactly those without
+        ``cluster``. The column must hold no null and one value per sample (the same
+        for both models); the log needs its ``sample`` column.
     **columns
         Names of the log's columns, as keywords: ``model``, ``fold``, ``class_``,
         ``score``, ``label``, ``sample``, ``dataset``, ``repeat`` (each defaults to its
@@ -181,11 +200,19 @@ def bootstrap_test(
     group = two.group
     nan = pl.col(SCORE).is_nan().any()
     key = pl.struct(*group).hash(seed) if group else pl.lit(0, pl.UInt64)
+    fields: list[pl.Expr] = []
+    if cluster is not None:
+        side_of = None if paired else (model, model_a)
+        clustered = _with_clusters(log, two, by, positive_class, columns, cluster, side_of)
+        two = replace(two, rows=clustered)
+        fields = [pl.col(_STRATUM_CODE).alias("stratum"), pl.col(UNIT).alias("unit")]
     if paired:
         rows = two.rows
         aucs = {"auc_a": auc(SCORE, POSITIVE), "auc_b": auc(SCORE_B, POSITIVE)}
         nan = nan | pl.col(SCORE_B).is_nan().any()
-        packed = pl.struct(a=SCORE, b=SCORE_B, positive=POSITIVE, key=key).sort_by(two.keys)
+        packed = pl.struct(*fields, a=SCORE, b=SCORE_B, positive=POSITIVE, key=key).sort_by(
+            two.keys
+        )
     else:
         rows = _stacked(two, model, model_a)
         side = pl.col(SIDE)
@@ -195,7 +222,11 @@ def bootstrap_test(
             "auc_b": auc(s.filter(side == 1), p.filter(side == 1)),
         }
         packed = pl.struct(
-            a=pl.when(side == 0).then(s), b=pl.when(side == 1).then(s), positive=p, key=key
+            *fields,
+            a=pl.when(side == 0).then(s),
+            b=pl.when(side == 1).then(s),
+            positive=p,
+            key=key,
         ).sort_by([SIDE, *two.keys])
     core = partial(boot_auc_sd, n_boot=n_boot, seed=seed, paired=paired)
     boot = packed.map_batches(core, return_dtype=_BOOT, returns_scalar=True).alias("_pr_boot")
@@ -221,6 +252,49 @@ def bootstrap_test(
     extras = ["auc_a", "auc_b", "sd_diff", "n_boot"]
     out = _header(out, group, two, model_a, model_b, ["statistic"], extras, alpha, adjust)
     return two.finish(out)
+
+
+def _with_clusters(
+    log: FrameLike,
+    two: TwoModels,
+    by: str | Iterable[str] | None,
+    positive_class: Any,
+    columns: LogNames,
+    cluster: str,
+    side_of: tuple[str, Any] | None,
+) -> pl.LazyFrame:
+    """The two models' rows with each row's cluster stratum (0, 1, 2) and number in it.
+
+    ``side_of``: ``None`` for paired rows, else the model column and model a (the
+    unpaired rows get their side, each side's clusters numbered apart).
+
+    The log reading checks the cluster column (present, no null, one value per sample);
+    each row finds its cluster by its sample's keys. The clusters are numbered by
+    :func:`polaroc.metrics.draws.cluster_units` within the group (and side, unpaired),
+    their first sample's position among its label's samples in key order as the
+    unclustered draws number them.
+    """
+    names = columns_of(columns, caller="bootstrap_test")
+    parsed = read_log(
+        log, by=by, unit="dataset", columns=names, positive_class=positive_class,
+        cluster=cluster,
+    )  # fmt: skip
+    if not parsed.has_sample:
+        msg = (
+            f"bootstrap_test with cluster={cluster!r} needs the {names.sample!r} column to "
+            "find each sample's cluster; add a sample id or pass sample=<column>."
+        )
+        raise ValueError(msg)
+    rows = two.rows if side_of is None else _stacked(two, *side_of)
+    if cluster not in two.keys:
+        of_sample = parsed.frame.select(*dict.fromkeys([*two.keys, cluster])).unique()
+        rows = rows.join(of_sample, on=two.keys, how="left", nulls_equal=True)
+    groups = two.group if side_of is None else [*two.group, SIDE]
+    position = pl.int_range(pl.len(), dtype=pl.Int64).over([*groups, POSITIVE], order_by=two.keys)
+    rows = rows.with_columns(position.alias(UNIT))
+    numbered = cluster_units(rows, groups, POSITIVE, cluster, position=UNIT)
+    code = pl.when(MIXED).then(2).when(STRATUM).then(0).otherwise(1).cast(pl.Int8)
+    return numbered.with_columns(code.alias(_STRATUM_CODE)).drop(STRATUM, MIXED)
 
 
 # ------------------------------------------------------------------------- Venkatraman

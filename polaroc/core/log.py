@@ -132,6 +132,9 @@ class Log:
     weight
         How the weight was named (a column's name, an expression's output name), or
         ``None`` without weights.
+    cluster
+        The cluster column (several samples of one patient, image or user), checked by
+        :func:`cluster_problems`, or ``None``.
     """
 
     frame: pl.LazyFrame
@@ -142,6 +145,7 @@ class Log:
     positive_class: Any = None
     weight: str | None = None
     original: FrameLike | None = None
+    cluster: str | None = None
 
     @property
     def class_(self) -> str:
@@ -453,6 +457,7 @@ def read_log(
     weight: ColumnLike | None = None,
     positive_class: Any = None,
     check_labels: bool = True,
+    cluster: str | None = None,
     **names: Unpack[LogNames],
 ) -> Log:
     """Read ``log`` once: check it and add the internal score and positive columns.
@@ -485,12 +490,17 @@ def read_log(
         Check that every label value has a score row for its class
         (:func:`labels_without_class`); ``False`` only for a caller that reads no
         label (none today).
+    cluster
+        A column that groups samples into clusters (a patient's several samples): it
+        must exist, hold no null and be constant within a sample (every class row and
+        every model of it; :func:`cluster_problems`).
 
     Raises
     ------
     ValueError
         A required column is missing (the message lists the log's columns); with a
-        ``DataFrame``, a label value has no score row for its class.
+        ``DataFrame``, a label value has no score row for its class, or the cluster
+        column holds a null or differs within a sample.
     TypeError
         The score is not numeric, the class and label cannot be compared, or a log
         without a class column has a label that is not a Boolean or 0/1 indicator.
@@ -502,6 +512,8 @@ def read_log(
     require_columns(schema, [*group, cols.score, cols.label, *need])
     require_named(schema, cols)
     require_numeric(schema, cols.score)
+    if cluster is not None:
+        require_cluster(schema, cluster)
 
     has_class = cols.class_ in schema
     if has_class:
@@ -538,6 +550,13 @@ def read_log(
             "requires): add those rows, or drop the samples of that label."
         )
         frame = guarded(log, frame, found, head, tail)
+    if cluster is not None:
+        found = cluster_problems(as_lazy(log), cols, schema, cluster)
+        tail = (
+            f". A sample belongs to one cluster: give every row of it (each class, each "
+            f"model) the same non-null {cluster!r} value."
+        )
+        frame = guarded(log, frame, found, f"polaroc: cluster={cluster!r}: ", tail)
     frame = frame.with_columns(internal)
     if check is not None:
         frame = frame.filter(check)
@@ -550,7 +569,48 @@ def read_log(
         positive_class=positive_class,
         weight=weight_name,
         original=log,
+        cluster=cluster,
     )
+
+
+def require_cluster(schema: pl.Schema, cluster: object) -> None:
+    """Raise ``TypeError``/``ValueError`` unless ``cluster`` names a column of the log."""
+    if not isinstance(cluster, str):
+        msg = f"cluster must be a column name (a string) or None, got {cluster!r}"
+        raise TypeError(msg)
+    if cluster not in schema:
+        have = ", ".join(schema.names()) or "no columns"
+        msg = (
+            f"cluster={cluster!r} is not a column of the log (it has: {have}); pass the "
+            "name of the column that identifies each sample's cluster (e.g. a patient id)."
+        )
+        raise ValueError(msg)
+
+
+def cluster_problems(
+    frame: pl.LazyFrame, columns: LogColumns, schema: pl.Schema, cluster: str
+) -> pl.LazyFrame:
+    """One row, column ``problem``: rows whose cluster is null, samples whose cluster varies.
+
+    A sample is (dataset, repeat, fold, sample) of the columns the log has, whatever
+    the model or class: paired models must put a sample in the same cluster. A log
+    without a sample column has one sample per row (only nulls are checked).
+    """
+    design = [columns.dataset, columns.repeat, columns.fold, columns.sample]
+    shown = [c for c in (*design, columns.model) if c in schema] or [cluster]
+    nulls = frame.filter(pl.col(cluster).is_null()).select(shown).unique()
+    what = f"null values in the rows of ({', '.join(shown)}):"
+    parts = [listing(nulls, shown, what)]
+    if columns.sample in schema:
+        sample = [c for c in design if c in schema]
+        varying = (
+            frame.group_by(sample)
+            .agg(pl.col(cluster).n_unique().alias("_pr_clusters"))
+            .filter(pl.col("_pr_clusters") > 1)
+        )
+        what = f"samples ({', '.join(sample)}) in more than one cluster:"
+        parts.append(listing(varying, sample, what))
+    return problems(parts)
 
 
 def _check_positive_class(schema: pl.Schema, class_: str, positive_class: Any) -> None:

@@ -102,20 +102,23 @@ def _binary_rows(
     positive_class: Any,
     caller: str,
     columns: LogColumns,
+    cluster: str | None = None,
 ) -> tuple[pl.LazyFrame, list[str], list[str], list[str]]:
     """The usable rows of the positive class, the groups, the order keys and the class shown.
 
     The rows hold group…, keys, the class column (for a log with one), score and
     positive; the repeated-key check runs over every class's rows. The order keys
     number a group's samples for the draws: (dataset, model, repeat, fold, sample) of
-    those the log has, but the groups'.
+    those the log has, but the groups'. With ``cluster``, the rows hold that column,
+    checked by the log reading.
     """
-    parsed = read_log(log, by=by, columns=columns, positive_class=positive_class)
+    parsed = read_log(log, by=by, columns=columns, positive_class=positive_class, cluster=cluster)
     frame = parsed.binary(parsed.unique(), caller=caller)
     keys = [c for c in parsed.keys if c not in parsed.by]
     shown = [parsed.class_] if parsed.has_class else []
     usable = pl.col(SCORE).is_not_null() & pl.col(POSITIVE).is_not_null()
-    rows = frame.filter(usable).select(*parsed.groups, *keys, *shown, SCORE, POSITIVE)
+    kept = [*parsed.groups, *keys, *shown, *([cluster] if cluster else [])]
+    rows = frame.filter(usable).select(*dict.fromkeys(kept), SCORE, POSITIVE)
     return rows, parsed.groups, [*parsed.groups, *keys], shown
 
 
@@ -254,6 +257,7 @@ def roc_ci(
     level: float = 0.95,
     seed: int | None = None,
     positive_class: Any = None,
+    cluster: str | None = None,
     **columns: Unpack[LogNames],
 ) -> pl.LazyFrame:
     """Bootstrap confidence band of a ROC curve (pROC's ``ci.se`` / ``ci.sp``).
@@ -291,6 +295,15 @@ def roc_ci(
         larger class value of each data set (1 over 0, ``True`` over ``False``); a log of
         more than two classes needs it. The output's ``class`` column states the class
         read. A log without a class column is binary: its label is the indicator.
+    cluster
+        A column grouping samples into clusters (several samples per patient, image or
+        user), or ``None`` (default). Each replicate then draws whole clusters, every
+        row of a drawn cluster (Davison & Hinkley 1997, §3.8; Field & Welsh 2007): a
+        cluster of positives only among those, one of negatives only among those, a
+        cluster holding both among the mixed ones, each stratum keeping its number of
+        clusters; with every sample its own cluster the band is, for a given seed,
+        exactly the one without ``cluster``. A cluster is a value of the column within
+        a group of ``by``; it must hold no null and one value per sample.
     **columns
         Names of the log's columns, as keywords: ``model``, ``fold``, ``class_``,
         ``score``, ``label``, ``sample``, ``dataset``, ``repeat`` (each defaults to its
@@ -346,8 +359,8 @@ def roc_ci(
     check_replicates(n_boot, "n_boot")
     seed = seed_of(seed)
     names = columns_of(columns, caller="roc_ci")
-    rows, groups, order, shown = _binary_rows(log, by, positive_class, "roc_ci", names)
-    drawn = stratified_draws(rows, [*groups, POSITIVE], order, n_boot, seed)
+    rows, groups, order, shown = _binary_rows(log, by, positive_class, "roc_ci", names, cluster)
+    drawn = stratified_draws(rows, [*groups, POSITIVE], order, n_boot, seed, cluster=cluster)
     keys = [*groups, REPLICATE]
     valid = (
         drawn.group_by(keys)
@@ -371,6 +384,7 @@ def coords_ci(
     level: float = 0.95,
     seed: int | None = None,
     positive_class: Any = None,
+    cluster: str | None = None,
     **columns: Unpack[LogNames],
 ) -> pl.LazyFrame:
     """Bootstrap intervals of sensitivity and specificity at given thresholds.
@@ -389,9 +403,9 @@ def coords_ci(
         Score log, read as one binary problem, as for :func:`polaroc.roc_ci`.
     thresholds
         The thresholds (one or more numbers).
-    by, n_boot, level, seed, positive_class
+    by, n_boot, level, seed, positive_class, cluster
         As for :func:`polaroc.roc_ci` (``by=None``: ``(dataset, model, repeat, fold)`` of the
-        columns the log has; keyword-only).
+        columns the log has; keyword-only; ``cluster=``: whole clusters are drawn).
     **columns
         Names of the log's columns, as keywords: ``model``, ``fold``, ``class_``,
         ``score``, ``label``, ``sample``, ``dataset``, ``repeat`` (each defaults to its
@@ -432,8 +446,8 @@ def coords_ci(
     check_replicates(n_boot, "n_boot")
     seed = seed_of(seed)
     names = columns_of(columns, caller="coords_ci")
-    rows, groups, order, shown = _binary_rows(log, by, positive_class, "coords_ci", names)
-    drawn = stratified_draws(rows, [*groups, POSITIVE], order, n_boot, seed)
+    rows, groups, order, shown = _binary_rows(log, by, positive_class, "coords_ci", names, cluster)
+    drawn = stratified_draws(rows, [*groups, POSITIVE], order, n_boot, seed, cluster=cluster)
     keys = [*groups, REPLICATE]
     rates = _rates_at(drawn, keys, at)
     summary = {}
