@@ -46,15 +46,28 @@ COMPONENT = "_pr_h"  # a sample's structural component for M
 # ------------------------------------------------------------------ the covariance
 
 
+_E = pl.element()
+_F = _E.struct.field
+
+
 def _run_totals(x: pl.Expr, end: pl.Expr) -> pl.Expr:
     """Each row's run total of ``x`` (rows in runs, ``end`` marking each run's last row).
 
-    A running sum differenced at the runs' ends: no window, so that it runs inside an
-    aggregation (``group_by().agg``) as well as in a ``select``.
+    A running sum differenced at the runs' ends: no window, so that it runs inside a
+    list (and so in an aggregation) as well as in a ``select``.
     """
     running = x.cum_sum()
     before = pl.when(end).then(running).shift(1).forward_fill().fill_null(0.0)
     return pl.when(end).then(running - before).backward_fill()
+
+
+def _step(rows: pl.Expr, **fields: pl.Expr) -> pl.Expr:
+    """``rows`` (a list of structs) with ``fields`` added, computed on its materialised fields.
+
+    Each step's fields are read by the next as stored values: no expression is evaluated
+    twice (Polars eliminates no common subexpression inside a list).
+    """
+    return rows.list.eval(pl.struct([_E.struct.unnest(), *(v.alias(n) for n, v in fields.items())]))
 
 
 def structural_covariance(
@@ -70,38 +83,54 @@ def structural_covariance(
     fewer than two labels. The rows are ordered by (label, cluster, h_a, h_b) first, so
     that the sums take the same order whatever order the rows came in.
     """
-    keys = [label, *([] if cluster is None else [cluster]), h_a, h_b]
-    order = pl.arg_sort_by(keys)
-    k, a, b = label.gather(order), h_a.gather(order), h_b.gather(order)
-    one = a.is_not_null().cast(pl.Float64)
+    k, c, a, b = _F("k"), _F("c"), _F("a"), _F("b")
+    clustered = cluster is not None
+    given = {"k": label, "c": cluster, "a": h_a, "b": h_b}
+    given = {n: v for n, v in given.items() if v is not None}
+    rows = pl.struct([v.alias(n) for n, v in given.items() if v is not None]).implode().list.eval(_E.sort_by([_F(n) for n in given]))
     end_k = k.ne_missing(k.shift(-1))
-    n_k = _run_totals(one, end_k)
-    e_a = (a - _run_totals(a, end_k) / n_k) / n_k  # (h − θ_k)/N_k per sample
-    e_b = (b - _run_totals(b, end_k) / n_k) / n_k
-    if cluster is None:  # every sample a cell of its own: Σ_k N_k/(N_k − 1) Σ e_a e_b
-        i_k, cells = n_k, _run_totals(e_a * e_b, end_k)
-        cross = pl.lit(0.0)
-        i_all = one.sum()
-    else:
-        c = cluster.gather(order)
-        end_kc = end_k | c.ne_missing(c.shift(-1))
-        cell_a, cell_b = _run_totals(e_a, end_kc), _run_totals(e_b, end_kc)
-        product = pl.when(end_kc).then(cell_a * cell_b).otherwise(0.0)
-        i_k = _run_totals(end_kc.cast(pl.Float64), end_k)
-        cells = _run_totals(product, end_k)
-        # Σ_k E_ck is the cluster's sum of e over its samples: the rows by cluster
-        by_cluster = pl.arg_sort_by([cluster, label, h_a, h_b])
-        back = order.arg_sort()  # sorted → original rows
-        c2 = cluster.gather(by_cluster)
-        end_c = c2.ne_missing(c2.shift(-1))
-        g_a = _run_totals(e_a.gather(back).gather(by_cluster), end_c)
-        g_b = _run_totals(e_b.gather(back).gather(by_cluster), end_c)
-        i_all = end_c.cast(pl.Float64).sum()
-        cross = pl.when(end_c).then(g_a * g_b).otherwise(0.0).sum() - product.sum()
+    ends = {"end_k": end_k, "end_kc": end_k | c.ne_missing(c.shift(-1))} if clustered else {}
+    rows = _step(rows, **(ends or {"end_k": end_k}), one=a.is_not_null().cast(pl.Float64))
+    end_k, end_kc = _F("end_k"), _F("end_kc") if clustered else _F("end_k")
+    rows = _step(
+        rows,
+        n_k=_run_totals(_F("one"), end_k),
+        s_a=_run_totals(a, end_k),
+        s_b=_run_totals(b, end_k),
+    )
+    n_k = _F("n_k")
+    # (h − θ_k)/N_k per sample
+    rows = _step(rows, e_a=(a - _F("s_a") / n_k) / n_k, e_b=(b - _F("s_b") / n_k) / n_k)
+    e_a, e_b = _F("e_a"), _F("e_b")
+    if clustered:  # E_ck: a cell's sum of e, at its last row
+        rows = _step(rows, cell_a=_run_totals(e_a, end_kc), cell_b=_run_totals(e_b, end_kc))
+        product = pl.when(end_kc).then(_F("cell_a") * _F("cell_b")).otherwise(0.0)
+        rows = _step(rows, product=product)
+        rows = _step(
+            rows,
+            i_k=_run_totals(end_kc.cast(pl.Float64), end_k),
+            cells=_run_totals(_F("product"), end_k),
+        )
+    else:  # every sample a cell of its own
+        rows = _step(rows, i_k=n_k, cells=_run_totals(e_a * e_b, end_k), product=e_a * e_b)
+    i_k, cells = _F("i_k"), _F("cells")
     within = pl.when(end_k).then(i_k / (i_k - 1.0) * cells).otherwise(0.0).sum()
+    few = pl.when(end_k).then(i_k).min() < 2
     labels = end_k.cast(pl.Float64).sum()
-    defined = (pl.when(end_k).then(i_k).min() > 1) & (i_all > 1) & (labels > 1)
-    return pl.when(defined).then(within + i_all / (i_all - 1.0) * cross)
+    rows = _step(rows, within=within, few=few | (labels < 2), all_cells=_F("product").sum())
+    if clustered:  # Σ_k E_ck is the cluster's sum of e over its samples: the rows by cluster
+        by_cluster = rows.list.eval(_E.sort_by(c, k, a, b))
+        end_c = c.ne_missing(c.shift(-1))
+        rows = _step(by_cluster, end_c=end_c)
+        rows = _step(rows, g_a=_run_totals(e_a, _F("end_c")), g_b=_run_totals(e_b, _F("end_c")))
+        g = pl.when(_F("end_c")).then(_F("g_a") * _F("g_b")).otherwise(0.0).sum()
+        i_all = _F("end_c").cast(pl.Float64).sum()
+        cross = g - _F("all_cells").first()
+    else:
+        i_all, cross = _F("one").sum(), pl.lit(0.0)
+    value = _F("within").first() + i_all / (i_all - 1.0) * cross
+    defined = ~_F("few").first() & (i_all > 1)
+    return rows.list.eval(pl.when(defined).then(value)).list.first()
 
 
 # ------------------------------------------------------------- one AUC's components
