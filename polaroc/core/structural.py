@@ -87,7 +87,11 @@ def structural_covariance(
     clustered = cluster is not None
     given = {"k": label, "c": cluster, "a": h_a, "b": h_b}
     given = {n: v for n, v in given.items() if v is not None}
-    rows = pl.struct([v.alias(n) for n, v in given.items() if v is not None]).implode().list.eval(_E.sort_by([_F(n) for n in given]))
+    rows = (
+        pl.struct([v.alias(n) for n, v in given.items() if v is not None])
+        .implode()
+        .list.eval(_E.sort_by([_F(n) for n in given]))
+    )
     end_k = k.ne_missing(k.shift(-1))
     ends = {"end_k": end_k, "end_kc": end_k | c.ne_missing(c.shift(-1))} if clustered else {}
     rows = _step(rows, **(ends or {"end_k": end_k}), one=a.is_not_null().cast(pl.Float64))
