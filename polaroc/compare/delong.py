@@ -342,10 +342,11 @@ def delong_test(
     ValueError
         A column is missing, bad ``alternative``, ``level``, ``alpha`` or
         ``adjust``; a label value with no score row for its class; a repeated
-        (dataset, model, repeat, fold, sample, class) key; more than two classes
-        without ``positive_class``, or a ``positive_class`` no row holds; and for a
-        paired ``DataFrame`` input samples that don't pair up: a model with no rows,
-        a sample in one model only, a label that differs between the models. For a
+        (dataset, model, repeat, fold, sample, class) key; a ``positive_class`` no
+        row holds; a null ``cluster`` id, or one that differs between the models (or,
+        for M, between a sample's rows); and for a paired ``DataFrame`` input samples
+        that don't pair up: a model with no rows, a sample in one model only (for M,
+        class rows in one model only), a label that differs between the models. For a
         ``LazyFrame`` the data's problems are raised when the result is collected
         (``polars.exceptions.ComputeError`` with the same message).
     TypeError
@@ -385,6 +386,31 @@ def delong_test(
     ╞═════╪═══════════╪══════╪══════════╡
     │ 16  ┆ 0.866025  ┆ 11.2 ┆ 0.404646 │
     └─────┴───────────┴──────┴──────────┘
+
+    Three classes: Hand & Till's M compared between the models, samples paired.
+
+    >>> three = pl.DataFrame({
+    ...     "model": ["a"] * 18 + ["b"] * 18,
+    ...     "fold": 0,
+    ...     "sample": [s for s in range(6) for _ in range(3)] * 2,
+    ...     "class": [0, 1, 2] * 12,
+    ...     "label": [s % 3 for s in range(6) for _ in range(3)] * 2,
+    ...     "score": [0.7, 0.2, 0.1, 0.3, 0.5, 0.2, 0.1, 0.3, 0.6,
+    ...               0.5, 0.4, 0.1, 0.2, 0.6, 0.2, 0.3, 0.3, 0.4,
+    ...               0.4, 0.4, 0.2, 0.4, 0.3, 0.3, 0.2, 0.2, 0.6,
+    ...               0.3, 0.3, 0.4, 0.3, 0.4, 0.3, 0.5, 0.2, 0.3],
+    ... })
+    >>> pr.delong_test(three, "a", "b").collect().select(
+    ...     "estimate", "auc_a", "auc_b", "statistic", "p_value"
+    ... )
+    shape: (1, 5)
+    ┌──────────┬───────┬──────────┬───────────┬──────────┐
+    │ estimate ┆ auc_a ┆ auc_b    ┆ statistic ┆ p_value  │
+    │ ---      ┆ ---   ┆ ---      ┆ ---       ┆ ---      │
+    │ f64      ┆ f64   ┆ f64      ┆ f64       ┆ f64      │
+    ╞══════════╪═══════╪══════════╪═══════════╪══════════╡
+    │ 0.333333 ┆ 1.0   ┆ 0.666667 ┆ 1.745743  ┆ 0.080856 │
+    └──────────┴───────┴──────────┴───────────┴──────────┘
     """
     check_alternative(alternative)
     check_level(level)
@@ -739,7 +765,10 @@ def delong_omnibus(
         folds; ``()`` one test; ``"fold"`` one per fold. A log with a ``repeat``
         column is tested within each repeat.
     positive_class
-        As for :func:`delong_test`.
+        As for :func:`delong_test`: a log of more than two classes without it is
+        compared by Hand & Till's M, the k × k covariance matrix from the samples'
+        structural components for M (see :func:`delong_test`); ``n_pos``, ``n_neg``
+        and the class column are then null.
     **columns
         Names of the log's columns, as keywords: ``model``, ``fold``, ``class_``,
         ``score``, ``label``, ``sample``, ``dataset``, ``repeat`` (each defaults to its
@@ -764,8 +793,8 @@ def delong_omnibus(
         Missing columns, fewer than two models, a requested model with no rows, and
         (``DataFrame`` input; ``ComputeError`` at collection for a ``LazyFrame``)
         samples that do not pair up across the models, and the log's problems
-        :func:`delong_test` names (repeated keys, labels without their class, more
-        than two classes without ``positive_class``).
+        :func:`delong_test` names (repeated keys, labels without their class, class
+        rows in some models only for M).
 
     Examples
     --------

@@ -300,12 +300,17 @@ def evaluate(
     ``auc_se_delong``, ``auc_se_hanley_mcneil``
         Standard errors of the AUC: DeLong, DeLong & Clarke-Pearson (1988) and
         Hanley & McNeil's ``SE(W)`` (Bradley 1997, eq. 10–12), as
-        :func:`polaroc.auc_se`. Null for groups of more than two classes (M's
-        pairwise terms are dependent; use :func:`polaroc.bootstrap`). For a
-        two-class log holding both classes' rows, DeLong's is the mean of the two
-        directions' SEs (exact for complementary scores, an upper bound
-        otherwise) and Hanley & McNeil's takes the larger class value (1,
-        ``True``) as the positive class.
+        :func:`polaroc.auc_se`. DeLong's is defined for every number of classes: M
+        (Hand & Till 2001, eq. 7) is a linear combination of the U-statistics
+        A(i|j), so each sample's structural component for M (its placement values
+        in every direction, weighted by the direction's coefficient in M) gives
+        Var(M) = Σₖ s²ₖ/nₖ, s²ₖ their sample variance over the label-k samples
+        (:mod:`polaroc.core.structural`; for one direction it is DeLong's exactly,
+        and for a two-class log holding both classes' rows it is M's exact SE). It
+        needs the ``sample`` column to join a sample's class rows: without one it is
+        null for groups of more than one class block. Null too with fewer than two
+        samples of a label. Hanley & McNeil's is for two classes only (null for
+        more), the larger class value (1, ``True``) taken as the positive class.
     ``auc_ci_low``, ``auc_ci_high``
         The 95% DeLong interval ``auc ∓ 1.96·auc_se_delong`` clipped to [0, 1], as
         pROC's ``ci.auc`` (see :func:`polaroc.auc_ci`); null where the SE is.
