@@ -15,7 +15,9 @@ from sklearn.metrics import accuracy_score, roc_auc_score
 
 import polaroc as pr
 from tests.metrics.test_multiclass import long_log, wide_scores
-from tests.oracles import hand_till_m
+from tests.oracles import hand_till_m, hand_till_m_variance
+
+SAMPLE_COLUMNS = ("sample", "class", "label", "score")
 
 BY = ["model", "fold"]
 COLUMNS = [
@@ -131,7 +133,9 @@ def test_multiclass_against_oracles(run, rng):
         assert row["error"] == pytest.approx(1 - accuracy_score(y, x.argmax(axis=1)), abs=1e-12)
         assert row["n"] == len(y)
         assert row["n_classes"] == 4
-        assert row["auc_se_delong"] is None
+        one = df.filter((pl.col("model") == row["model"]) & (pl.col("fold") == row["fold"]))
+        _, var = hand_till_m_variance(*(one[c].to_list() for c in SAMPLE_COLUMNS))
+        assert row["auc_se_delong"] == pytest.approx(math.sqrt(var), rel=1e-9)
         assert row["auc_se_hanley_mcneil"] is None
     mc = run(df, lambda f: pr.multiclass_auc(f))
     assert_same(out, mc, ["auc", "sauc", "n_classes"])

@@ -64,8 +64,8 @@ def binary_rows(parsed: Log, caller: str) -> pl.LazyFrame:
     """The positive class's rows of the log, its keys checked unique.
 
     A log with more than two classes and no ``positive_class`` is refused here, naming
-    the classes (:meth:`~polaroc.core.log.Log.binary`); Hand & Till's M between models
-    on such a log (the design's "Inference no peer has") would branch here. A given
+    the classes (:meth:`~polaroc.core.log.Log.binary`); DeLong's tests compare Hand &
+    Till's M on such a log before coming here (:mod:`polaroc.compare._m_delong`). A given
     ``positive_class`` that no row holds is refused naming the classes found (now for
     a ``DataFrame``, when collected for a ``LazyFrame``).
     """

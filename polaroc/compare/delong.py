@@ -8,7 +8,9 @@ Here they are read from the counting core: the table evaluator counts each model
 positives and negatives per distinct score and the core's formula
 (:func:`polaroc.core.formulas.placements`) is joined back to the samples
 (:func:`polaroc.core.counts.placed`); the variances are the core's
-:func:`polaroc.core.formulas.delong_covariance` of the placement values.
+:func:`polaroc.core.structural.structural_covariance` of the placement values (with
+``cluster=``, Obuchowski's 1997 variance over clusters). On a log of more than two
+classes the tests compare Hand & Till's M (:mod:`polaroc.compare._m_delong`).
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ import polars as pl
 from scipy.stats import norm as stats_norm
 
 from polaroc.compare._dist import chi2_sf, normal_sf, t_ppf, t_sf
+from polaroc.compare._m_delong import CLUSTER, MModels, m_models, reads_m
 from polaroc.compare._reading import (
     binary_rows,
     class_read,
@@ -44,8 +47,10 @@ from polaroc.core.args import validated
 from polaroc.core.counts import Counts
 from polaroc.core.guard import guarded, listing, problems
 from polaroc.core.inputs import FrameLike
-from polaroc.core.log import POSITIVE, SCORE, LogNames, columns_of
-from polaroc.core.sums import fixed_cov, fixed_mean, fixed_var  # the same bits in any order
+from polaroc.core.log import POSITIVE, SCORE, Log, LogNames, columns_of
+from polaroc.core.names import LABEL, ONE_GROUP
+from polaroc.core.structural import COMPONENT, structural_covariance
+from polaroc.core.sums import fixed_mean  # the same bits in any order
 
 __all__ = ["delong_omnibus", "delong_test"]
 
@@ -74,6 +79,10 @@ def _pair(
     both = full.filter(in_a & in_b)
     mismatch = both.filter(pl.col(POSITIVE).ne_missing(pl.col(f"{POSITIVE}_b"))).select(keys)
     parts.append(listing(mismatch, keys, "samples whose label differs between the models:"))
+    if CLUSTER in a.collect_schema():
+        other = both.filter(pl.col(CLUSTER).ne_missing(pl.col(f"{CLUSTER}_b"))).select(keys)
+        parts.append(listing(other, keys, "samples whose cluster differs between the models:"))
+        both = both.drop(f"{CLUSTER}_b")
     return both.drop("_pr_in_a", "_pr_in_b"), parts
 
 
@@ -109,8 +118,13 @@ def two_models(
     positive_class: Any,
     caller: str,
     names: LogNames,
+    cluster: str | None = None,
 ) -> TwoModels:
-    """Read and check the two models' rows of ``log`` (see :func:`delong_test`)."""
+    """Read and check the two models' rows of ``log`` (see :func:`delong_test`).
+
+    With a ``cluster`` column the rows carry it as ``_pr_cluster``: it must be set on
+    every row and, paired, the same in both models.
+    """
     if model_a == model_b:
         msg = f"{caller} compares two different models; model_a and model_b are both {model_a!r}"
         raise ValueError(msg)
@@ -118,9 +132,12 @@ def two_models(
     model, fold, sample = columns.model, columns.fold, columns.sample
     need = [model, fold, sample] if paired else [model]
     parsed, group = read_paired(
-        log, by=by, columns=columns, need=need, positive_class=positive_class
-    )
-    frame = binary_rows(parsed, caller).cache()
+        log, by=by, columns=columns, need=[*need, *([cluster] if cluster else [])],
+        positive_class=positive_class,
+    )  # fmt: skip
+    frame = binary_rows(parsed, caller)
+    extra = [] if cluster is None else [pl.col(cluster).alias(CLUSTER)]
+    frame = frame.with_columns(extra).cache()
     usable = pl.col(SCORE).is_not_null() & pl.col(POSITIVE).is_not_null()
     dtype = parsed.schema[model]
     keys = pair_keys(parsed, group)
@@ -130,9 +147,10 @@ def two_models(
 
         def side(name: Any) -> pl.LazyFrame:
             rows = frame.filter(pl.col(model) == name)
-            return rows.select(*keys, SCORE, POSITIVE)
+            return rows.select(*keys, SCORE, POSITIVE, *([CLUSTER] if cluster else []))
 
         both, found = _pair(side(model_a), side(model_b), keys, (model_a, model_b))
+        found += _null_cluster(frame, keys, cluster)
         head = f"polaroc: {caller} cannot pair the rows of {model_a!r} and {model_b!r}: "
         tail = f". Each needs one row per ({fold}, {sample}), with the same label."
         pairs = both.filter(usable & pl.col(f"{SCORE}_b").is_not_null())
@@ -143,9 +161,20 @@ def two_models(
         empty = chosen.filter(pl.col(model) == name).select(pl.len().alias("_pr_n"))
         what = f"model {name!r} has no rows:"
         parts.append(listing(empty.filter(pl.col("_pr_n") == 0), ["_pr_n"], what))
-    rows = chosen.filter(usable).select(*dict.fromkeys([*keys, model]), SCORE, POSITIVE)
+    parts += _null_cluster(chosen, list(dict.fromkeys([*keys, model])), cluster)
+    rows = chosen.filter(usable).select(
+        *dict.fromkeys([*keys, model]), SCORE, POSITIVE, *([CLUSTER] if cluster else [])
+    )
     checked = guarded(log, rows, problems(parts), f"polaroc: {caller}: ", ".")
     return TwoModels(checked, group, keys, dtype, classes)
+
+
+def _null_cluster(frame: pl.LazyFrame, keys: list[str], cluster: str | None) -> list[pl.LazyFrame]:
+    """The rows whose cluster id is null, as a ``listing`` (none without a cluster)."""
+    if cluster is None:
+        return []
+    null = frame.filter(pl.col(cluster).is_null()).select(keys)
+    return [listing(null, keys, f"rows with a null {cluster!r} (every sample needs its cluster):")]
 
 
 Alternative = Literal["two-sided", "greater", "less"]
@@ -194,9 +223,10 @@ def delong_test(
     alpha: float = 0.05,
     adjust: Adjust = None,
     positive_class: Any = None,
+    cluster: str | None = None,
     **columns: Unpack[LogNames],
 ) -> pl.LazyFrame:
-    """DeLong's test of H₀: AUC_a = AUC_b (pROC's ``roc.test(method="delong")``).
+    """DeLong's test of H₀: AUC_a = AUC_b (pROC's ``roc.test(method="delong")``), or M_a = M_b.
 
     Each sample's placement value V (for a positive, the share of negatives it
     outscores; for a negative, the share of positives that outscore it; ties ½) has
@@ -218,6 +248,24 @@ def delong_test(
     mid-rank differences of Sun & Xu 2014), so the cost is that of sorting;
     ``var_a`` equals ``pr.auc_se(..., method="delong")²`` on model a's rows (Robin
     et al. 2011, pROC).
+
+    **More than two classes** (and no ``positive_class``): the test compares Hand &
+    Till's (2001, eq. 7) M. M is a linear combination of the U-statistics A(i|j), so a
+    sample's structural component for M — its placement values in each direction,
+    weighted by the direction's coefficient in M — plays the placement value's part:
+    with θ_k the mean component over the label-k samples, Var(M) = Σ_k s²_k/n_k and
+    the covariance of two models' M likewise from the two components (DeLong, DeLong &
+    Clarke-Pearson 1988, §2, generalised; :mod:`polaroc.core.structural`). Samples pair
+    on (``dataset``, ``repeat``, ``fold``, ``sample``) and every model needs the same
+    class rows of each sample. ``estimate`` is M_a − M_b and ``auc_a``/``auc_b`` the
+    M's (as :func:`polaroc.evaluate`'s ``auc`` of the pooled group); ``n_pos`` and
+    ``n_neg`` are null (M has no positive class), and so is the class column.
+
+    **Clustered samples** (``cluster=``, several samples per patient, image or user):
+    the structural components are summed per cluster and the variances are
+    Obuchowski's (1997, "Nonparametric analysis of clustered ROC curve data",
+    Biometrics 53:567–578, eq. 3–6), for the AUC and for M; with every sample its own
+    cluster they are DeLong's.
 
     Parameters
     ----------
@@ -254,9 +302,16 @@ def delong_test(
         row is positive when its label equals it). ``None`` (default): a log
         holding one class's rows is read as it is; a two-class log through its
         larger class value (1 over 0, ``True`` over ``False``, an Enum's last
-        category), of each data set. A log of more than two classes needs it (one
-        class against the rest). A log without a ``class`` column is binary, its
-        ``label`` the positive indicator.
+        category), of each data set. A log of more than two classes is compared by
+        M (the class values are counted when the plan is built); give it to compare
+        one class against the rest instead. A log without a ``class`` column is
+        binary, its ``label`` the positive indicator.
+    cluster
+        A column of cluster ids (e.g. the patient): Obuchowski's clustered variance.
+        A cluster is a value of the column within the test's group (the same id in
+        two folds pooled by ``by=()`` is one cluster). It must be set on every row,
+        the same on all of a sample's rows and in both models (else ``ValueError``
+        naming the samples). ``None`` (default): every sample its own cluster.
     **columns
         Names of the log's columns, as keywords: ``model``, ``fold``, ``class_``,
         ``score``, ``label``, ``sample``, ``dataset``, ``repeat`` (each defaults to its
@@ -287,10 +342,11 @@ def delong_test(
     ValueError
         A column is missing, bad ``alternative``, ``level``, ``alpha`` or
         ``adjust``; a label value with no score row for its class; a repeated
-        (dataset, model, repeat, fold, sample, class) key; more than two classes
-        without ``positive_class``, or a ``positive_class`` no row holds; and for a
-        paired ``DataFrame`` input samples that don't pair up: a model with no rows,
-        a sample in one model only, a label that differs between the models. For a
+        (dataset, model, repeat, fold, sample, class) key; a ``positive_class`` no
+        row holds; a null ``cluster`` id, or one that differs between the models (or,
+        for M, between a sample's rows); and for a paired ``DataFrame`` input samples
+        that don't pair up: a model with no rows, a sample in one model only (for M,
+        class rows in one model only), a label that differs between the models. For a
         ``LazyFrame`` the data's problems are raised when the result is collected
         (``polars.exceptions.ComputeError`` with the same message).
     TypeError
@@ -330,18 +386,171 @@ def delong_test(
     ╞═════╪═══════════╪══════╪══════════╡
     │ 16  ┆ 0.866025  ┆ 11.2 ┆ 0.404646 │
     └─────┴───────────┴──────┴──────────┘
+
+    Three classes: Hand & Till's M compared between the models, samples paired.
+
+    >>> three = pl.DataFrame({
+    ...     "model": ["a"] * 18 + ["b"] * 18,
+    ...     "fold": 0,
+    ...     "sample": [s for s in range(6) for _ in range(3)] * 2,
+    ...     "class": [0, 1, 2] * 12,
+    ...     "label": [s % 3 for s in range(6) for _ in range(3)] * 2,
+    ...     "score": [0.7, 0.2, 0.1, 0.3, 0.5, 0.2, 0.1, 0.3, 0.6,
+    ...               0.5, 0.4, 0.1, 0.2, 0.6, 0.2, 0.3, 0.3, 0.4,
+    ...               0.4, 0.4, 0.2, 0.4, 0.3, 0.3, 0.2, 0.2, 0.6,
+    ...               0.3, 0.3, 0.4, 0.3, 0.4, 0.3, 0.5, 0.2, 0.3],
+    ... })
+    >>> pr.delong_test(three, "a", "b").collect().select(
+    ...     "estimate", "auc_a", "auc_b", "statistic", "p_value"
+    ... )
+    shape: (1, 5)
+    ┌──────────┬───────┬──────────┬───────────┬──────────┐
+    │ estimate ┆ auc_a ┆ auc_b    ┆ statistic ┆ p_value  │
+    │ ---      ┆ ---   ┆ ---      ┆ ---       ┆ ---      │
+    │ f64      ┆ f64   ┆ f64      ┆ f64       ┆ f64      │
+    ╞══════════╪═══════╪══════════╪═══════════╪══════════╡
+    │ 0.333333 ┆ 1.0   ┆ 0.666667 ┆ 1.745743  ┆ 0.080856 │
+    └──────────┴───────┴──────────┴───────────┴──────────┘
     """
     check_alternative(alternative)
     check_level(level)
     check_alpha(alpha)
     check_adjust(adjust)
+    m = _m_test(log, model_a, model_b, by, paired, positive_class, cluster, columns)
+    if m is not None:
+        stats, group, classes = m
+        return with_class_read(
+            _test_columns(stats, group, paired, alternative, level, alpha, adjust), classes, group
+        )
     two = two_models(
         log, model_a, model_b, by=by, paired=paired, positive_class=positive_class,
-        caller="delong_test", names=columns,
+        caller="delong_test", names=columns, cluster=cluster,
     )  # fmt: skip
     model = columns_of(columns).model
-    out = delong_table(two, model_a, model_b, paired, model, alternative, level, alpha, adjust)
+    out = delong_table(
+        two, model_a, model_b, paired, model, alternative, level, alpha, adjust, cluster=cluster
+    )
     return two.finish(out)
+
+
+def _m_test(
+    log: FrameLike,
+    model_a: Any,
+    model_b: Any,
+    by: str | Iterable[str] | None,
+    paired: bool,
+    positive_class: Any,
+    cluster: str | None,
+    names: LogNames,
+) -> tuple[pl.LazyFrame, list[str], pl.LazyFrame | None] | None:
+    """DeLong's test of M_a = M_b on a log of more than two classes; ``None`` for any other.
+
+    ``(stats, group, classes)``: the statistics :func:`_test_columns` reads, the test's
+    groups and the class column to state (null: M reads every class).
+    """
+    if model_a == model_b:
+        return None  # two_models names the mistake
+    columns = columns_of(names, caller="delong_test")
+    model, fold, sample = columns.model, columns.fold, columns.sample
+    need = [model, fold, sample] if paired else [model]
+    parsed, group = read_paired(
+        log, by=by, columns=columns, need=[*need, *([cluster] if cluster else [])],
+        positive_class=positive_class,
+    )  # fmt: skip
+    if not reads_m(parsed):
+        return None
+    keys = pair_keys(parsed, group)
+    found = m_models(parsed, group, keys, [model_a, model_b], cluster)
+    groups = found.groups
+    stats = (_m_paired if paired else _m_unpaired)(found, groups, keys, model, model_a, model_b)
+    stats = stats.with_columns(
+        model_a=pl.lit(model_a, parsed.schema[model]),
+        model_b=pl.lit(model_b, parsed.schema[model]),
+        n_pos=pl.lit(None, pl.Int64),
+        n_neg=pl.lit(None, pl.Int64),
+    )
+    head = f"polaroc: delong_test cannot pair the rows of {model_a!r} and {model_b!r}: "
+    tail = f". Each needs the same class rows of each ({fold}, {sample}), with the same label."
+    stats = guarded(log, stats, problems(found.problems), head, tail)
+    if not group:
+        stats = stats.drop(ONE_GROUP)
+    classes = None
+    if parsed.class_ not in group:
+        none = pl.lit(None, parsed.schema[parsed.class_]).alias(parsed.class_)
+        classes = stats.select(*group, none) if group else stats.select(none).head(1)
+    return stats, group, classes
+
+
+def _m_side(
+    found: MModels, model: str, name: Any, keys: list[str], suffix: str
+) -> tuple[pl.LazyFrame, pl.LazyFrame]:
+    """One model's components (``_pr_h_<suffix>``) and M, on the pairing keys."""
+    groups = found.groups
+    h = found.h.filter(pl.col(model) == name).drop(model)
+    m = found.m.filter(pl.col(model) == name).select(*groups, pl.col("auc").alias(f"auc_{suffix}"))
+    h = h.rename({COMPONENT: f"{COMPONENT}_{suffix}"})
+    return h, m
+
+
+def _m_paired(
+    found: MModels, groups: list[str], keys: list[str], model: str, model_a: Any, model_b: Any
+) -> pl.LazyFrame:
+    """Paired: M_a, M_b and the covariance matrix from the paired components."""
+    key = list(dict.fromkeys([*groups, *keys]))
+    h_a, m_a = _m_side(found, model, model_a, key, "a")
+    h_b, m_b = _m_side(found, model, model_b, key, "b")
+    has_cluster = CLUSTER in found.h.collect_schema()
+    right = h_b.select(*key, f"{COMPONENT}_b")
+    paired = h_a.join(right, on=key, nulls_equal=True)
+    a, b, label = pl.col(f"{COMPONENT}_a"), pl.col(f"{COMPONENT}_b"), pl.col(LABEL)
+    cl = pl.col(CLUSTER) if has_cluster else None
+    stats = paired.group_by(groups).agg(
+        n=pl.len().cast(pl.Int64),
+        var_a=structural_covariance(a, a, label, cl),
+        var_b=structural_covariance(b, b, label, cl),
+        cov=structural_covariance(a, b, label, cl),
+        _pr_nan=(a.is_nan() | b.is_nan()).any(),
+    )
+    on = {"on": groups, "how": "left", "nulls_equal": True}
+    stats = stats.join(m_a, **on).join(m_b, **on)  # type: ignore[arg-type]
+    var_diff = pl.col("var_a") + pl.col("var_b") - 2.0 * pl.col("cov")
+    return stats.with_columns(_pr_var_diff=var_diff)
+
+
+def _m_unpaired(
+    found: MModels, groups: list[str], keys: list[str], model: str, model_a: Any, model_b: Any
+) -> pl.LazyFrame:
+    """Unpaired: each model's M and variance from its own components (Welch's df)."""
+    h, label = pl.col(COMPONENT), pl.col(LABEL)
+    cl = pl.col(CLUSTER) if CLUSTER in found.h.collect_schema() else None
+    per_model = found.h.group_by([*groups, model]).agg(
+        _pr_n=pl.len().cast(pl.Int64),
+        _pr_var=structural_covariance(h, h, label, cl),
+        _pr_nan=h.is_nan().any(),
+    )
+    per_model = per_model.join(found.m, on=[*groups, model], how="left", nulls_equal=True)
+
+    def side(name: Any, suffix: str) -> pl.LazyFrame:
+        one = per_model.filter(pl.col(model) == name).drop(model)
+        return one.rename({"_pr_n": f"_pr_n_{suffix}", "_pr_var": f"var_{suffix}",
+                           "_pr_nan": f"_pr_nan_{suffix}", "auc": f"auc_{suffix}"})  # fmt: skip
+
+    both = side(model_a, "a").join(
+        side(model_b, "b"), on=groups, how="full", coalesce=True, nulls_equal=True
+    )
+    c = pl.col
+    n_a, n_b = c("_pr_n_a").fill_null(0), c("_pr_n_b").fill_null(0)
+    var_a, var_b = c("var_a"), c("var_b")
+    df = (var_a + var_b) ** 2 / (
+        var_a**2 / (n_a - 1).cast(pl.Float64) + var_b**2 / (n_b - 1).cast(pl.Float64)
+    )
+    return both.with_columns(
+        n=n_a + n_b,
+        cov=pl.lit(None, pl.Float64),
+        _pr_nan=c("_pr_nan_a").fill_null(False) | c("_pr_nan_b").fill_null(False),
+        _pr_var_diff=var_a + var_b,
+        df=df,
+    )
 
 
 def delong_table(
@@ -354,13 +563,16 @@ def delong_table(
     level: float = 0.95,
     alpha: float = 0.05,
     adjust: str | None = None,
+    *,
+    cluster: str | None = None,
 ) -> pl.LazyFrame:
     """:func:`delong_test`'s table of two models' rows read by :func:`two_models`."""
     group = two.group
+    cl = None if cluster is None else pl.col(CLUSTER)
     if paired:
-        stats = _paired_statistics(two.rows, group)
+        stats = _paired_statistics(two.rows, group, cl)
     else:
-        stats = _unpaired_statistics(two.rows, group, model, model_a, model_b)
+        stats = _unpaired_statistics(two.rows, group, model, model_a, model_b, cl)
     stats = stats.with_columns(
         model_a=pl.lit(model_a, two.dtype), model_b=pl.lit(model_b, two.dtype)
     )
@@ -379,24 +591,28 @@ def placements(
     return counts.placed(frame, keys, _placement, score=score, name=name)
 
 
-def _moments(v: pl.Expr, positive: pl.Expr) -> dict[str, pl.Expr]:
-    """One model's placement-value moments: AUC and S₁₀/n₊ + S₀₁/n₋ (DeLong 1988, §2)."""
-    n_pos = positive.sum().cast(pl.Float64)
-    n_neg = (~positive).sum().cast(pl.Float64)
+def _moments(v: pl.Expr, positive: pl.Expr, cluster: pl.Expr | None) -> dict[str, pl.Expr]:
+    """One model's placement-value moments: AUC and S₁₀/n₊ + S₀₁/n₋ (DeLong 1988, §2).
+
+    With ``cluster``, Obuchowski's (1997) variance over clusters.
+    """
     return {
         "auc": fixed_mean(v.filter(positive)),
-        "var": f.delong_covariance(
-            fixed_var(v.filter(positive)), fixed_var(v.filter(~positive)), n_pos, n_neg
-        ),
+        "var": structural_covariance(v, v, positive, cluster),
     }
 
 
 def _unpaired_statistics(
-    rows: pl.LazyFrame, group: list[str], model: str, model_a: Any, model_b: Any
+    rows: pl.LazyFrame,
+    group: list[str],
+    model: str,
+    model_a: Any,
+    model_b: Any,
+    cluster: pl.Expr | None = None,
 ) -> pl.LazyFrame:
     positive = pl.col(POSITIVE)
     placed = placements(rows, [*group, model], name="_pr_v")
-    moments = _moments(pl.col("_pr_v"), positive)
+    moments = _moments(pl.col("_pr_v"), positive, cluster)
     per_model = placed.group_by([*group, model]).agg(
         _pr_auc=moments["auc"],
         _pr_var=moments["var"],
@@ -439,44 +655,31 @@ def _unpaired_statistics(
     ).with_columns(_pr_var_diff=var_a + var_b, df=df)
 
 
-def _paired_statistics(paired: pl.LazyFrame, by: list[str]) -> pl.LazyFrame:
+def _paired_statistics(
+    paired: pl.LazyFrame, by: list[str], cluster: pl.Expr | None = None
+) -> pl.LazyFrame:
     positive = pl.col(POSITIVE)
     scored = placements(
         placements(paired, by, name="_pr_va"), by, score=f"{SCORE}_b", name="_pr_vb"
     )
     va, vb = pl.col("_pr_va"), pl.col("_pr_vb")
-
-    def part(keep: pl.Expr) -> dict[str, pl.Expr]:
-        x, y = va.filter(keep), vb.filter(keep)
-        return {"aa": fixed_var(x), "bb": fixed_var(y), "ab": fixed_cov(x, y)}
-
-    s10, s01 = part(positive), part(~positive)
     has_nan = (pl.col(SCORE).is_nan() | pl.col(f"{SCORE}_b").is_nan()).any()
     aggs = {
         "n_pos": positive.sum().cast(pl.Int64),
         "n_neg": (~positive).sum().cast(pl.Int64),
         "auc_a": fixed_mean(va.filter(positive)),
         "auc_b": fixed_mean(vb.filter(positive)),
-        **{f"_pr_s10_{k}": v for k, v in s10.items()},
-        **{f"_pr_s01_{k}": v for k, v in s01.items()},
+        "var_a": structural_covariance(va, va, positive, cluster),
+        "var_b": structural_covariance(vb, vb, positive, cluster),
+        "cov": structural_covariance(va, vb, positive, cluster),
         "_pr_nan": has_nan,
     }
     stats = scored.group_by(by).agg(**aggs) if by else scored.select(**aggs)
-    n_pos, n_neg = pl.col("n_pos").cast(pl.Float64), pl.col("n_neg").cast(pl.Float64)
-    ok = (pl.col("n_pos") > 1) & (pl.col("n_neg") > 1)
-
-    def covariance(k: str) -> pl.Expr:
-        s10, s01 = pl.col(f"_pr_s10_{k}"), pl.col(f"_pr_s01_{k}")
-        return pl.when(ok).then(f.delong_covariance(s10, s01, n_pos, n_neg))
-
     defined = pl.col("n_pos") * pl.col("n_neg") > 0
     stats = stats.with_columns(
         n=pl.col("n_pos") + pl.col("n_neg"),
         auc_a=pl.when(defined).then("auc_a"),
         auc_b=pl.when(defined).then("auc_b"),
-        var_a=covariance("aa"),
-        var_b=covariance("bb"),
-        cov=covariance("ab"),
     )
     var_diff = pl.col("var_a") + pl.col("var_b") - 2.0 * pl.col("cov")
     return stats.with_columns(_pr_var_diff=var_diff)
@@ -562,7 +765,10 @@ def delong_omnibus(
         folds; ``()`` one test; ``"fold"`` one per fold. A log with a ``repeat``
         column is tested within each repeat.
     positive_class
-        As for :func:`delong_test`.
+        As for :func:`delong_test`: a log of more than two classes without it is
+        compared by Hand & Till's M, the k × k covariance matrix from the samples'
+        structural components for M (see :func:`delong_test`); ``n_pos``, ``n_neg``
+        and the class column are then null.
     **columns
         Names of the log's columns, as keywords: ``model``, ``fold``, ``class_``,
         ``score``, ``label``, ``sample``, ``dataset``, ``repeat`` (each defaults to its
@@ -587,8 +793,8 @@ def delong_omnibus(
         Missing columns, fewer than two models, a requested model with no rows, and
         (``DataFrame`` input; ``ComputeError`` at collection for a ``LazyFrame``)
         samples that do not pair up across the models, and the log's problems
-        :func:`delong_test` names (repeated keys, labels without their class, more
-        than two classes without ``positive_class``).
+        :func:`delong_test` names (repeated keys, labels without their class, class
+        rows in some models only for M).
 
     Examples
     --------
@@ -622,10 +828,12 @@ def delong_omnibus(
     parsed, group = read_paired(
         log, by=by, columns=names, need=[model, fold, sample], positive_class=positive_class
     )
+    keys = pair_keys(parsed, group)
+    if reads_m(parsed):
+        return _m_omnibus(log, parsed, group, keys, chosen)
     frame = binary_rows(parsed, "delong_omnibus")
     if chosen is not None:
         frame = frame.filter(pl.col(model).is_in(chosen))
-    keys = pair_keys(parsed, group)
     stated = [parsed.class_] if parsed.has_class and parsed.class_ not in keys else []
     frame = frame.select(*dict.fromkeys([*keys, model]), SCORE, POSITIVE, *stated).cache()
     found = _omnibus_problems(frame, group, keys, model, chosen)
@@ -667,6 +875,50 @@ def _omnibus_problems(
     return problems(parts)
 
 
+def _m_omnibus(
+    log: FrameLike, parsed: Log, group: list[str], keys: list[str], chosen: list[Any] | None
+) -> pl.LazyFrame:
+    """:func:`delong_omnibus` of Hand & Till's M on a log of more than two classes."""
+    model = parsed.columns.model
+    found = m_models(parsed, group, keys, chosen, None)
+    groups = found.groups
+    h = found.h
+    parts = list(found.problems)
+    if chosen is not None:
+        present = h.select(pl.col(model).unique())
+        wanted = pl.LazyFrame({model: chosen}, schema={model: parsed.schema[model]})
+        absent = wanted.join(present, on=model, how="anti")
+        parts.append(listing(absent, [model], "models with no rows:"))
+    key = list(dict.fromkeys([*groups, *keys]))
+    left = h.select(*key, LABEL, _pr_i=model, _pr_vi=COMPONENT)
+    right = h.select(*key, _pr_j=model, _pr_vj=COMPONENT)
+    vi, vj = pl.col("_pr_vi"), pl.col("_pr_vj")
+    cells = (
+        left.join(right, on=key, nulls_equal=True)
+        .group_by([*groups, "_pr_i", "_pr_j"])
+        .agg(
+            _pr_s=structural_covariance(vi, vj, pl.col(LABEL)),
+            _pr_n=pl.len().cast(pl.Int64),
+            _pr_nan=(vi.is_nan() | vj.is_nan()).any(),
+        )
+        .join(
+            found.m.rename({model: "_pr_i", "auc": "_pr_theta"}),
+            on=[*groups, "_pr_i"],
+            how="left",
+            nulls_equal=True,
+        )
+        .with_columns(n_pos=pl.lit(None, pl.Int64), n_neg=pl.lit(None, pl.Int64))
+    )
+    head = "polaroc: delong_omnibus cannot pair the samples of the models: "
+    tail = ". Every model needs the same class rows of each sample, with the same label."
+    cells = guarded(log, cells, problems(parts), head, tail)
+    out = _omnibus_table(cells, groups, m=True)
+    if not group:
+        out = out.drop(ONE_GROUP)
+    none = pl.lit(None, parsed.schema[parsed.class_]).alias(parsed.class_)
+    return out.with_columns(none) if parsed.class_ not in group else out
+
+
 def _omnibus_statistics(
     placed: pl.LazyFrame, group: list[str], keys: list[str], model: str
 ) -> pl.LazyFrame:
@@ -676,25 +928,26 @@ def _omnibus_statistics(
     right = placed.select(*keys, _pr_j=model, _pr_vj="_pr_v")
     pairs = left.join(right, on=keys)
     vi, vj = pl.col("_pr_vi"), pl.col("_pr_vj")
-    n_pos = positive.sum().cast(pl.Float64)
-    n_neg = (~positive).sum().cast(pl.Float64)
-    cov = f.delong_covariance(
-        fixed_cov(vi.filter(positive), vj.filter(positive)),
-        fixed_cov(vi.filter(~positive), vj.filter(~positive)),
-        n_pos,
-        n_neg,
-    )
     cells = pairs.group_by([*group, "_pr_i", "_pr_j"]).agg(
-        _pr_s=cov,
+        _pr_s=structural_covariance(vi, vj, positive),
         _pr_theta=fixed_mean(vi.filter(positive)),
         n_pos=positive.sum().cast(pl.Int64),
         n_neg=(~positive).sum().cast(pl.Int64),
         _pr_nan=pl.col("_pr_si").is_nan().any(),
     )
+    return _omnibus_table(cells.with_columns(_pr_n=pl.col("n_pos") + pl.col("n_neg")), group)
+
+
+def _omnibus_table(cells: pl.LazyFrame, group: list[str], *, m: bool = False) -> pl.LazyFrame:
+    """The χ² per group from the k × k cells (by…, ``_pr_i``, ``_pr_j``, ``_pr_s``, ...).
+
+    ``m``: the cells are of Hand & Till's M (no positive class: ``n_pos``/``n_neg`` null).
+    """
     order = ["_pr_i", "_pr_j"]
     diagonal = pl.col("_pr_i") == pl.col("_pr_j")
     aggs = [
         pl.col("_pr_i").n_unique().cast(pl.Int64).alias("k"),
+        pl.col("_pr_n").first().alias("n"),
         pl.col("n_pos").first(),
         pl.col("n_neg").first(),
         pl.col("_pr_theta").sort_by(order).filter(diagonal.sort_by(order)).alias("_pr_theta"),
@@ -702,12 +955,11 @@ def _omnibus_statistics(
         pl.col("_pr_nan").any(),
     ]
     per_group = cells.group_by(group or pl.lit(0).alias("_pr_all")).agg(aggs)
-    ok = (pl.col("n_pos") > 1) & (pl.col("n_neg") > 1) & (pl.col("k") > 1)
+    ok = (pl.col("k") > 1) & (pl.lit(m) | ((pl.col("n_pos") > 1) & (pl.col("n_neg") > 1)))
     packed = pl.struct("_pr_theta", "_pr_s")
     chi2 = packed.map_batches(_contrast_chi2, return_dtype=pl.Float64, is_elementwise=True)
     nan = pl.lit(float("nan"))
     out = per_group.with_columns(
-        n=pl.col("n_pos") + pl.col("n_neg"),
         statistic=pl.when(pl.col("_pr_nan")).then(nan).when(ok).then(chi2),
         df=pl.col("k") - 1,
     ).with_columns(p_value=chi2_sf(pl.col("statistic"), pl.col("df")))

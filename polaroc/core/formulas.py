@@ -31,7 +31,6 @@ __all__ = [
     "average_precision_of",
     "concave",
     "curve_points",
-    "delong_covariance",
     "delong_variance",
     "h_measure_of_hull",
     "hanley_mcneil_se",
@@ -187,15 +186,6 @@ def placements(c: Counts) -> tuple[pl.Expr, pl.Expr]:
     return v10, v01
 
 
-def delong_covariance(s10: pl.Expr, s01: pl.Expr, n_pos: pl.Expr, n_neg: pl.Expr) -> pl.Expr:
-    """DeLong et al.'s (1988) (co)variance of AUCs on the same samples: S₁₀/n₊ + S₀₁/n₋.
-
-    ``s10``/``s01`` are the sample (co)variances of the placement values over the
-    positives (V₁₀) and the negatives (V₀₁); for one AUC, its variance.
-    """
-    return s10 / n_pos.cast(pl.Float64) + s01 / n_neg.cast(pl.Float64)
-
-
 def delong_variance(
     n_pos: pl.Expr, n_neg: pl.Expr, q: pl.Expr, qq: pl.Expr, t: pl.Expr, tt: pl.Expr
 ) -> pl.Expr:
@@ -203,8 +193,11 @@ def delong_variance(
 
     V₁₀ = q/(2n₋) for each positive and V₀₁ = 1 − t/(2n₊) for each negative (their
     sums and sums of squares from ``q``, ``qq``, ``t``, ``tt`` of :func:`pair_terms`);
-    S₁₀ and S₀₁ are their sample variances (:func:`delong_covariance`). Null with fewer
-    than two positives or negatives.
+    S₁₀ and S₀₁ are their sample variances. This is the per-sample formula of
+    :func:`polaroc.core.structural.structural_covariance` (every sample its own
+    cluster, two labels) read from the block's sums of squares instead of its samples,
+    for the tables that hold no sample rows. Null with fewer than two positives or
+    negatives.
     """
     n_pos, n_neg = n_pos.cast(pl.Float64), n_neg.cast(pl.Float64)
     v10_sum, v10_sq = q / (2 * n_neg), qq / (2 * n_neg) ** 2
@@ -212,7 +205,7 @@ def delong_variance(
     v01_sq = n_neg - t / n_pos + tt / (2 * n_pos) ** 2
     s10 = (v10_sq - v10_sum**2 / n_pos) / (n_pos - 1)
     s01 = (v01_sq - v01_sum**2 / n_neg) / (n_neg - 1)
-    return pl.when((n_pos > 1) & (n_neg > 1)).then(delong_covariance(s10, s01, n_pos, n_neg))
+    return pl.when((n_pos > 1) & (n_neg > 1)).then(s10 / n_pos + s01 / n_neg)
 
 
 def delong_variance_of(c: Counts) -> pl.Expr:

@@ -53,6 +53,12 @@ from polaroc.core.formulas import hanley_mcneil_se
 from polaroc.core.inputs import NAN, ColumnLike, FrameLike, LogColumns, as_lazy, as_names
 from polaroc.core.log import LogNames, columns_of, default_by, usable_weight
 from polaroc.core.names import LABEL, SCORE, WEIGHT
+from polaroc.core.structural import (
+    COMPONENT,
+    m_coefficients,
+    m_components,
+    structural_covariance,
+)
 from polaroc.metrics.scoring import brier_loss, log_loss_terms, not_probability
 
 __all__ = ["evaluate"]
@@ -82,36 +88,40 @@ def per_fold_table(
     by: list[str],
     *,
     weighted: bool = False,
+    delong: pl.LazyFrame | None = None,
 ) -> pl.LazyFrame:
     """The per-fold table's columns from its parts, per group of ``by``.
 
     ``counts``: ``n``, ``c1`` and the null counts (:func:`polaroc.core.blocks.threshold_c1`,
     or :func:`polaroc.core.blocks.c1_table`); ``sums`` and ``dirs``: the blocks' sums and
-    directions; ``scores``: :func:`probability_parts` of the blocks' scoring-rule sums.
+    directions; ``scores``: :func:`probability_parts` of the blocks' scoring-rule sums;
+    ``delong``: by…, ``auc_se_delong`` of M from the samples' structural components
+    (:func:`_m_se`), for every number of classes; without it (no ``sample`` column to
+    join a sample's class rows, or the big groups), DeLong's SE of a group's only class
+    block (:func:`_two_class_se`).
     One assembly for :func:`evaluate` and the big groups of
     :func:`polaroc.distributed.evaluate`, which make the same parts another way.
     """
     hanley_mcneil = hanley_mcneil_se(pl.col("auc"), pl.col("_n_pos"), pl.col("_n_neg"))
     two = pl.col("n_classes") == 2
-    se = two & pl.lit(not weighted)  # no standard error is defined for weighted AUCs
+    unweighted = pl.lit(not weighted)  # no standard error is defined for weighted AUCs
+    se = (pl.col("n_classes") >= 2 if delong is not None else two) & unweighted
 
     def joined(table: pl.LazyFrame, part: pl.LazyFrame) -> pl.LazyFrame:
         return table.join(part, on=by, how="left", nulls_equal=True)
 
     table = counts
-    for part in (
-        m_table(sums, dirs, by),
-        _two_class_se(sums, dirs, by, weighted=weighted),
-        average_precision_table(sums, by),
-        scores,
-    ):
+    parts = [m_table(sums, dirs, by), _two_class_se(sums, dirs, by, weighted=weighted)]
+    if delong is not None:
+        parts[1] = parts[1].drop("auc_se_delong").join(delong, on=by, how="left", nulls_equal=True)
+    for part in (*parts, average_precision_table(sums, by), scores):
         table = joined(table, part)
     return table.with_columns(
         pl.col("n", "n_classes").fill_null(0),
         (1.0 - pl.col("c1")).alias("error"),
         pl.when(two).then(pl.col("average_precision")).alias("average_precision"),
         pl.when(se).then(pl.col("auc_se_delong")).alias("auc_se_delong"),
-        pl.when(se).then(hanley_mcneil).alias("auc_se_hanley_mcneil"),
+        pl.when(two & unweighted).then(hanley_mcneil).alias("auc_se_hanley_mcneil"),
         *_probability_columns(),
     )
 
@@ -137,11 +147,10 @@ def _two_class_se(
 ) -> pl.LazyFrame:
     """What the standard errors of a two-class group need, per group.
 
-    ``auc_se_delong``: each direction A(i|j) of a two-class group is the one-vs-rest
-    AUC of class i, with DeLong's standard error; when the log holds both directions
-    the SE of their mean is taken as the mean of their SEs — exact when the two
-    directions are perfectly correlated (complementary scores, e.g. probabilities
-    that sum to one, where they are equal) and an upper bound otherwise.
+    ``auc_se_delong``: the one direction A(i|j) of a two-class group holding one class
+    block is the one-vs-rest AUC of class i, with DeLong's standard error (from the
+    block's sums); null for a group of several blocks, whose samples' class rows only
+    a ``sample`` column joins (:func:`_m_se`).
 
     ``n_pos``/``n_neg``: samples of the larger and the smaller label value, the
     positive and negative class of Hanley & McNeil's formula (1/``True`` against
@@ -150,7 +159,9 @@ def _two_class_se(
     delong = (
         per_class(dirs, by, weighted=weighted)
         .group_by(by)
-        .agg(pl.col("var_delong").sqrt().mean().alias("auc_se_delong"))
+        .agg(
+            pl.when(pl.len() == 1).then(pl.col("var_delong").sqrt().first()).alias("auc_se_delong")
+        )
     )
     n = pl.col("n").sort_by(LABEL)
     counts = (
@@ -160,6 +171,24 @@ def _two_class_se(
         .agg(n.last().alias("_n_pos"), n.first().alias("_n_neg"))
     )
     return counts.join(delong, on=by, how="left", nulls_equal=True)
+
+
+def _m_se(
+    frame: pl.LazyFrame, dirs: pl.LazyFrame, by: list[str], sample: list[str]
+) -> pl.LazyFrame:
+    """Per group: ``auc_se_delong``, √Var(M) from the samples' structural components.
+
+    ``frame``: the log's rows as :func:`polaroc.core.blocks.read_classes` gives them;
+    ``sample``: the columns naming a sample within a group. Each sample's component
+    for M (:func:`polaroc.core.structural.m_components`) and their variance per label
+    (:func:`polaroc.core.structural.structural_covariance`, every sample its own
+    cluster): DeLong, DeLong & Clarke-Pearson (1988) generalised to Hand & Till's M.
+    """
+    rows = frame.filter(USABLE).select(*by, *sample, CLASS, LABEL, SCORE)
+    h = m_components(rows, m_coefficients(dirs, by), by, sample)
+    component, label = pl.col(COMPONENT), pl.col(LABEL)
+    variance = structural_covariance(component, component, label)
+    return h.group_by(by).agg(variance.sqrt().alias("auc_se_delong"))
 
 
 @dataclass(frozen=True)
@@ -271,12 +300,17 @@ def evaluate(
     ``auc_se_delong``, ``auc_se_hanley_mcneil``
         Standard errors of the AUC: DeLong, DeLong & Clarke-Pearson (1988) and
         Hanley & McNeil's ``SE(W)`` (Bradley 1997, eq. 10–12), as
-        :func:`polaroc.auc_se`. Null for groups of more than two classes (M's
-        pairwise terms are dependent; use :func:`polaroc.bootstrap`). For a
-        two-class log holding both classes' rows, DeLong's is the mean of the two
-        directions' SEs (exact for complementary scores, an upper bound
-        otherwise) and Hanley & McNeil's takes the larger class value (1,
-        ``True``) as the positive class.
+        :func:`polaroc.auc_se`. DeLong's is defined for every number of classes: M
+        (Hand & Till 2001, eq. 7) is a linear combination of the U-statistics
+        A(i|j), so each sample's structural component for M (its placement values
+        in every direction, weighted by the direction's coefficient in M) gives
+        Var(M) = Σₖ s²ₖ/nₖ, s²ₖ their sample variance over the label-k samples
+        (:mod:`polaroc.core.structural`; for one direction it is DeLong's exactly,
+        and for a two-class log holding both classes' rows it is M's exact SE). It
+        needs the ``sample`` column to join a sample's class rows: without one it is
+        null for groups of more than one class block. Null too with fewer than two
+        samples of a label. Hanley & McNeil's is for two classes only (null for
+        more), the larger class value (1, ``True``) taken as the positive class.
     ``auc_ci_low``, ``auc_ci_high``
         The 95% DeLong interval ``auc ∓ 1.96·auc_se_delong`` clipped to [0, 1], as
         pROC's ``ci.auc`` (see :func:`polaroc.auc_ci`); null where the SE is.
@@ -440,7 +474,10 @@ def evaluate(
         )  # fmt: skip
         counts = counts.drop("n", "c1").join(c1, on=by_, how="left", nulls_equal=True)
     rules = _probability_scores(flagged, by_, weighted=weighted, has_class=parsed.has_class)
-    table = per_fold_table(counts, sums, dirs, rules, by_, weighted=weighted)
+    m_se = None
+    if parsed.has_class and parsed.has(sample) and not weighted:
+        m_se = _m_se(frame, dirs, by_, [*within, sample])
+    table = per_fold_table(counts, sums, dirs, rules, by_, weighted=weighted, delong=m_se)
     if per_sample or keyed:
         table = unique_keys(table, frame, by_, within, sample)
     if parsed.has_class:

@@ -21,6 +21,7 @@ from polaroc.core import counts
 from polaroc.core import formulas as f
 from polaroc.core.args import validated
 from polaroc.core.inputs import ColumnLike, binary_expr
+from polaroc.core.structural import rank_placements, structural_covariance
 
 __all__ = [
     "accuracy",
@@ -178,6 +179,12 @@ def _hanley_mcneil(s: pl.Expr, p: pl.Expr) -> pl.Expr:
     return f.hanley_mcneil_se(theta, n_pos, n_neg)
 
 
+def _clustered(s: pl.Expr, p: pl.Expr, c: pl.Expr) -> pl.Expr:
+    """Obuchowski's (1997) SE: the placement values' covariance over clusters."""
+    v = rank_placements(s, p)
+    return structural_covariance(v, v, p, c).sqrt()
+
+
 @validated
 def auc_se(
     score: ColumnLike,
@@ -185,6 +192,7 @@ def auc_se(
     *,
     method: Literal["delong", "hanley_mcneil"] = "delong",
     weight: ColumnLike | None = None,
+    cluster: ColumnLike | None = None,
 ) -> pl.Expr:
     """Standard error of the AUC.
 
@@ -209,6 +217,15 @@ def auc_se(
         sample size in ways the formulas do not know); use :func:`polaroc.bootstrap`
         on the weighted :func:`polaroc.evaluate` instead, as ``evaluate(weight=...)``
         does for its standard-error columns. The weight column is still checked.
+    cluster
+        Cluster ids (a column name or an expression; ``"delong"`` only), for several
+        samples per patient, image or user: Obuchowski's (1997, "Nonparametric analysis
+        of clustered ROC curve data", Biometrics 53:567–578, eq. 3–6) variance, DeLong's
+        placement values summed per cluster, with the covariance of a cluster's
+        positives and negatives. A cluster is a value of the column within the group
+        the expression aggregates; with every sample its own cluster it is DeLong's
+        variance. Null with fewer than two clusters holding a positive (a negative);
+        a scored row with a null cluster id fails the query (``ValueError``).
 
     Returns
     -------
@@ -235,13 +252,36 @@ def auc_se(
     ╞══════════╪═══════════════╡
     │ 0.186339 ┆ 0.175111      │
     └──────────┴───────────────┘
+
+    Several samples per patient: Obuchowski's SE over the patients.
+
+    >>> df = df.with_columns(patient=pl.Series([0, 0, 1, 2, 2, 3, 3]))
+    >>> df.select(pr.auc_se("score", "label", cluster="patient"))
+    shape: (1, 1)
+    ┌──────────┐
+    │ auc_se   │
+    │ ---      │
+    │ f64      │
+    ╞══════════╡
+    │ 0.175682 │
+    └──────────┘
     """
     if method not in {"delong", "hanley_mcneil"}:
         msg = f"method must be 'delong' or 'hanley_mcneil', got {method!r}"
         raise ValueError(msg)
+    if cluster is not None and method != "delong":
+        msg = (
+            "cluster= is defined for method='delong' (Obuchowski's clustered variance); "
+            "drop cluster= for Hanley & McNeil's SE, or use method='delong'"
+        )
+        raise ValueError(msg)
     if weight is not None:  # no variance is defined for case-weighted AUCs (see above)
         none = lambda s, p, w: pl.lit(None, pl.Float64)  # noqa: E731
         return binary_expr(score, positive, none, name="auc_se", if_nan=None, weight=weight)
+    if cluster is not None:
+        return binary_expr(
+            score, positive, _clustered, name="auc_se", two_classes=True, cluster=cluster
+        )
     if method == "delong":
         variance = f.delong_variance_of(counts.listed()).sqrt()
         build = lambda s, p: counts.per_group(variance, s, p, scores=False)  # noqa: E731

@@ -40,6 +40,7 @@ def auc_ci(
     *,
     level: float = 0.95,
     method: Literal["delong", "hanley_mcneil"] = "delong",
+    cluster: ColumnLike | None = None,
 ) -> pl.Expr:
     """The AUC with its normal-theory confidence interval (pROC's ``ci.auc``).
 
@@ -56,6 +57,9 @@ def auc_ci(
         Confidence level (default 0.95).
     method
         ``"delong"`` (default) or ``"hanley_mcneil"``, as for :func:`polaroc.auc_se`.
+    cluster
+        Cluster ids (``"delong"`` only): Obuchowski's (1997) clustered SE, as for
+        :func:`polaroc.auc_se`.
 
     Returns
     -------
@@ -85,7 +89,7 @@ def auc_ci(
     """
     z = float(norm.ppf((1.0 + _check_level(level)) / 2.0))
     value = auc(score, positive)
-    half = z * auc_se(score, positive, method=method)
+    half = z * auc_se(score, positive, method=method, cluster=cluster)
     return pl.struct(
         value.alias("auc"),
         (value - half).clip(0.0, 1.0).alias("ci_low"),

@@ -129,15 +129,12 @@ def test_both_class_rows_with_positive_class(run, rng):
     zero = run(both, lambda f: pr.delong_test(f, "a", "b", positive_class=0)).row(0, named=True)
     assert zero["class"] == 0
     assert zero["auc_a"] == pytest.approx(expected["auc_a"], abs=1e-12)
-    # more than two classes need positive_class=, and say so (the cause alone)
+    # more than two classes without positive_class=: Hand & Till's M (issue 36), no class
     three = pl.concat([both, log.with_columns(**{"class": pl.lit(2, pl.Int64)})])
-    with pytest.raises(
-        ValueError, match=r"more than two classes in 'class': \(0, 1, 2\)"
-    ) as raised:
-        pr.delong_test(three, "a", "b")
-    assert "repeat" not in str(raised.value)
-    with pytest.raises(ComputeError, match="more than two classes"):
-        pr.delong_test(three.lazy(), "a", "b").collect()
+    m = run(three, lambda f: pr.delong_test(f, "a", "b")).row(0, named=True)
+    assert (m["class"], m["n_pos"], m["n_neg"]) == (None, None, None)
+    pooled = pr.evaluate(three, by=("model",)).collect().sort("model")["auc"].to_list()
+    assert [m["auc_a"], m["auc_b"]] == pytest.approx(pooled, abs=1e-12)
     with pytest.raises(ValueError, match="needs a 'class' column"):
         pr.delong_test(log, "a", "b", positive_class=1)
 

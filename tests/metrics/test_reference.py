@@ -16,6 +16,12 @@ from tests.metrics.reference import cases
 
 TOL = 1e-12
 FROZEN = cases.frozen()
+# Issue 36 defines evaluate's DeLong SE (and interval) of M for groups of several class
+# blocks, null or the mean of the two directions' SEs before: those columns of the class
+# logs' cases are tested against tests/oracles.hand_till_m_variance instead
+# (tests/metrics/test_m_variance.py); every other column still equals its frozen value.
+M_SE = ("auc_se_delong", "auc_ci_low", "auc_ci_high")
+ISSUE_36 = {"evaluate_multi", "evaluate_multi_collapsed", "evaluate_by_model", "distributed_multi"}
 
 
 def assert_close(got: pl.DataFrame, want: pl.DataFrame, *, where: str = "") -> None:
@@ -56,7 +62,10 @@ def test_case_equals_its_frozen_output(name: str) -> None:
     assert name in FROZEN, (
         f"no frozen output for {name}; run python -m tests.metrics.reference.cases"
     )
-    assert_close(cases.run(name), FROZEN[name], where=name)
+    got, want = cases.run(name), FROZEN[name]
+    if name in ISSUE_36:
+        got, want = got.drop(M_SE), want.drop(M_SE)
+    assert_close(got, want, where=name)
 
 
 def test_every_frozen_case_still_runs() -> None:
