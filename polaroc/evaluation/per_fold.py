@@ -71,9 +71,12 @@ _Z95 = 1.959963984540054  # Φ⁻¹(0.975): auc_ci_low/high are pROC ci.auc (DeL
 # --------------------------------------------------------------------- pieces
 
 
-def with_auc_ci(table: pl.LazyFrame) -> pl.LazyFrame:
-    """``auc_ci_low``/``auc_ci_high``: auc ∓ 1.96·auc_se_delong clipped to [0, 1] (pROC ci.auc)."""
-    half = _Z95 * pl.col("auc_se_delong")
+def with_auc_ci(table: pl.LazyFrame, z: float = _Z95) -> pl.LazyFrame:
+    """``auc_ci_low``/``auc_ci_high``: auc ∓ z·auc_se_delong clipped to [0, 1] (pROC ci.auc).
+
+    ``z`` defaults to Φ⁻¹(0.975), the 95 % interval ``evaluate`` reports.
+    """
+    half = z * pl.col("auc_se_delong")
     return table.with_columns(
         auc_ci_low=(pl.col("auc") - half).clip(0.0, 1.0),
         auc_ci_high=(pl.col("auc") + half).clip(0.0, 1.0),

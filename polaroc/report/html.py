@@ -333,9 +333,11 @@ def verdict_section(page: PageInput) -> str:
     )  # fmt: skip
     text = "".join(f'<p class="verdict">{as_html(s)}</p>' for s in sentences)
     better = "higher" if settings.higher_is_better else "lower"
+    one_set = page.kinds.height == 1  # the metric named as the headline names it
+    named = quantity(settings.metric, _kind(page, {})) if one_set else metric_words(settings.metric)
     how = (
         f"The best model has the {'highest' if settings.higher_is_better else 'lowest'} mean "
-        f"{html.escape(metric_words(settings.metric))} ({better} is better); every other "
+        f"{html.escape(named)} ({better} is better); every other "
         "model is compared with it by the one test the design calls for (comparisons with a "
         "control, Demšar 2006), the k − 1 p-values adjusted together. Each test and its "
         'settings are listed under <a href="#settings">Settings</a>; nothing further down '
@@ -555,6 +557,17 @@ def summary(page: PageInput, key: Mapping[str, object], anchor_id: str) -> str:
         positive = (_kind(page, key) or {}).get("_pr_positive")
         of = f" of class {positive}" if positive is not None else ""
         how += f" <code>average_precision</code> is the average precision{html.escape(of)}."
+    table, pooled = _with_pooled(page, table, key)
+    if pooled:
+        how += (
+            f" <code>auc_pooled</code> is the {html.escape(auc)} of every fold's test samples "
+            f"pooled, with DeLong's {level_text(page.alpha)} interval "
+            "(<code>auc_pooled_ci_low</code>, "
+            "<code>auc_pooled_ci_high</code>; DeLong, DeLong &amp; Clarke-Pearson 1988, for M "
+            "from the structural components of all its directions): how precisely the test "
+            "samples pin the model's ranking down, where the fold interval says how much it "
+            "varies from one training set to the next."
+        )
     table, scored = _with_scores(page, table, key)
     if scored:
         how += (
@@ -563,6 +576,18 @@ def summary(page: PageInput, key: Mapping[str, object], anchor_id: str) -> str:
             "(lower is better; see Calibration)."
         )
     return _section(3, anchor_id, "Per-model summary", how, table_html(table))
+
+
+def _with_pooled(
+    page: PageInput, summary: pl.DataFrame, key: Mapping[str, object]
+) -> tuple[pl.DataFrame, bool]:
+    """The summary with the pooled AUC (M) and its DeLong interval beside each model."""
+    pooled = _select(page.tables.get("pooled_interval"), key)
+    if pooled is None or pooled.is_empty() or page.model not in summary.columns:
+        return summary, False
+    wanted = ["auc_pooled", "auc_pooled_ci_low", "auc_pooled_ci_high"]
+    pooled = pooled.select(pl.col(page.model).cast(summary.schema[page.model]), *wanted)
+    return summary.join(pooled, on=page.model, how="left", maintain_order="left"), True
 
 
 def _with_scores(

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import polars as pl
+from scipy.stats import norm
 
 from polaroc.core.inputs import FrameLike, LogColumns, as_lazy
 from polaroc.core.registry import METRICS as REGISTRY_METRICS
@@ -28,6 +29,7 @@ from polaroc.compare.spread import se_vs_sd
 from polaroc.compare.twoway import anova, duncan, duncan_ranges
 from polaroc.core.log import read_log
 from polaroc.evaluation import evaluate
+from polaroc.evaluation.per_fold import with_auc_ci
 from polaroc.metrics.curves import roc_curve
 from polaroc.metrics.fold_curves import average_roc, pooled_roc, pooling_table
 from polaroc.metrics.multiclass import pairwise_auc
@@ -522,6 +524,7 @@ def report_tables(
         "summary": summary_table(
             per_fold, by=by, model=cols.model, dataset=cols.dataset, metric=metric
         ),
+        "pooled_interval": pooled_interval(lf, [*by, cols.model], repeat, evaluated, alpha),
     }
     if tested.height:
         tables |= {
@@ -569,6 +572,32 @@ def report_tables(
         curves=curves, kinds=kinds, columns=cols, optional=optional, alpha=alpha,
         design=design, used=used, one_test_set=tested.height < kinds.height,
     )  # fmt: skip
+
+
+def pooled_interval(
+    log: pl.LazyFrame,
+    keys: list[str],
+    repeat: str,
+    evaluated: Mapping[str, Any],
+    alpha: float = 0.05,
+) -> pl.LazyFrame:
+    """Per model: the AUC (M) of its folds' test samples pooled, with DeLong's 1 − α interval.
+
+    :func:`polaroc.evaluate` over each model's folds together, so ``auc_pooled`` is the
+    AUC (Hand & Till's M where the per-fold ``auc`` is) of the cross-validated scores,
+    and ``auc_pooled_ci_low``/``auc_pooled_ci_high`` its 1 − ``alpha`` DeLong interval
+    (DeLong, DeLong & Clarke-Pearson 1988; for M the structural components of every
+    direction, ``docs/inference.md``). A repeated design pools within each repeat (every repeat
+    scores each sample once) and averages the repeats' AUCs and standard errors.
+    Weighted logs have no DeLong variance: the bounds are null.
+    """
+    has_repeat = repeat in log.collect_schema().names()
+    pooled = evaluate(log, by=[*keys, repeat] if has_repeat else keys, **evaluated)
+    mean = pooled.group_by(keys).agg(pl.col("auc", "auc_se_delong").mean())
+    names = {"auc": "auc_pooled", "auc_ci_low": "auc_pooled_ci_low"}
+    names["auc_ci_high"] = "auc_pooled_ci_high"
+    z = float(norm.ppf(1.0 - alpha / 2.0))
+    return with_auc_ci(mean, z).select(*keys, *names).rename(names).sort(keys)
 
 
 def positive_rows(
