@@ -447,6 +447,7 @@ def table(
     collapse: bool = False,
     weighted: bool = False,
     count: str | None = None,
+    carry: Sequence[str] = (),
 ) -> tuple[pl.LazyFrame, pl.LazyFrame]:
     """The table evaluator: order each group's scores once; return ``(groups, entries)``.
 
@@ -468,9 +469,14 @@ def table(
     stands for its rows' case weights (``_pr_weight``), divided by the group's largest;
     ``count``: for a number of rows (a column of multiplicities). The group numbers of
     both outputs come from one cached evaluation (group-by output order is not
-    deterministic: never match them across evaluations).
+    deterministic: never match them across evaluations). ``carry`` names columns each
+    entry keeps from its row (e.g. a sample id, to sum a sample's entries without
+    joining them back); not with ``collapse``.
     """
     keys = list(keys)
+    if carry and collapse:
+        msg = "table(carry=...) keeps each row's columns: an entry of collapsed rows has none"
+        raise ValueError(msg)
     score = pl.col(SCORE)
     flag = pl.col(POSITIVE) if positive is None else positive.alias(POSITIVE)
     labels: list[str | pl.Expr] = [label] if label else []
@@ -487,7 +493,7 @@ def table(
         )
         frame = frame.group_by(*keys, SCORE, *(labels or [flag])).agg(size.alias(W), *extra)
         flag = flag if label else pl.col(POSITIVE)
-    fields: list[str | pl.Expr] = [SCORE, *labels, flag]
+    fields: list[str | pl.Expr] = [SCORE, *labels, flag, *carry]
     if collapse:
         fields.append(W)
     elif weighted:

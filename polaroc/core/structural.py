@@ -28,9 +28,8 @@ import polars as pl
 
 from polaroc.core import counts
 from polaroc.core import formulas as f
-from polaroc.core.counts import Counts
-from polaroc.core.names import CLASS, LABEL, POSITIVE, WEIGHT
-from polaroc.core.sums import ExactSum
+from polaroc.core.counts import GID, Counts
+from polaroc.core.names import CLASS, LABEL, POSITIVE, SCORE, WEIGHT
 
 __all__ = [
     "COMPONENT",
@@ -199,12 +198,12 @@ def m_components(
 
     ``rows``: the usable class rows (by…, ``sample``…, ``_pr_class``, ``_pr_label``,
     ``_pr_score``); ``coefficients``: :func:`m_coefficients`. Counted by the table
-    evaluator once per (group, class i) block (:func:`polaroc.core.counts.placed`), a
+    evaluator once per (group, class i) block (:func:`polaroc.core.counts.table`), a
     label-j row weighing u = w_ij/N(i, j) and a label-i row 1: a label-i row's
     weighted V₁₀ times Σ_j w_ij is Σ_j w_ij × (share of label-j rows it outranks, ties
     ½), a label-j row's V₀₁ times w_ij its share of label-i rows outranking it. A
-    sample's component sums its rows' (exactly: the same bits in any order); a row of
-    a block without label-i rows adds 0.
+    sample's component sums its rows' (exactly: the same bits in any order); a row in no
+    direction (weight 0) adds 0, and keeps its sample in the table.
     """
     by, sample = list(by), list(sample)
     block = [*by, CLASS]
@@ -217,17 +216,31 @@ def m_components(
         pl.when(positive)
         .then(pl.when(wi > 0).then(1.0))
         .otherwise(pl.col("_pr_w") / pl.col("n_j").cast(pl.Float64))
+        .fill_null(0.0)  # a row in no direction: counted for nothing, its sample still kept
         .alias(WEIGHT),
     )
-    counted = weighted.filter(pl.col(WEIGHT) > 0)
-    placed = counts.placed(counted, block, _placement, weighted=True, name="_pr_v")
-    part = (pl.col("_pr_v") * pl.col("_pr_times")).alias("_pr_part")
-    h = ExactSum(COMPONENT, pl.col("_pr_part"), pl.lit(1.0))
-    parts = placed.select(*by, *sample, LABEL, part)
-    zero = rows.select(*by, *sample, LABEL, pl.lit(0.0).alias("_pr_part"))  # every sample
-    summed = (
-        pl.concat([parts, zero], how="vertical_relaxed")
-        .group_by([*by, *sample])
-        .agg(pl.col(LABEL).first(), *h.aggs())
+    # one entry per row (no collapse), carrying its sample and factor: summed per sample
+    # below, with no join of the entries back to the rows
+    carried = [*sample, LABEL, "_pr_times"]
+    groups, entries = counts.table(
+        weighted.select(*block, *carried, SCORE, POSITIVE, WEIGHT),
+        block,
+        usable=pl.lit(True),
+        weighted=True,
+        carry=carried,
     )
-    return summed.select(*by, *sample, LABEL, h.result())  # NaN where a row's score is
+    part = _placement(counts.columns(weighted=True)) * pl.col("_pr_times")
+    parts = entries.select(GID, *sample, LABEL, part.alias("_pr_part"))
+    parts = parts.join(groups.select(GID, *by), on=GID).drop(GID)
+    # A sample's parts, each in [0, 1] and summing to at most 1 (Σ w = 1 over M's
+    # directions), added exactly as integer multiples of 2^-60: the same bits in whatever
+    # order a sample's rows come (a NaN part, from a NaN score, makes h NaN).
+    grid = 2.0**60
+    value = pl.col("_pr_part")
+    summed = parts.group_by([*by, *sample]).agg(
+        pl.col(LABEL).first(),
+        (value * grid).cast(pl.Int64, strict=False).sum().alias("_pr_units"),
+        value.is_nan().any().alias("_pr_nan"),
+    )
+    h = pl.when(pl.col("_pr_nan")).then(float("nan")).otherwise(pl.col("_pr_units") / grid)
+    return summed.select(*by, *sample, LABEL, h.alias(COMPONENT))
