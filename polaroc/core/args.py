@@ -62,12 +62,14 @@ def _is_real(value: object) -> bool:
 
 def _integer(minimum: int, what: str) -> Callable[[str, object], int]:
     def check(name: str, value: object) -> int:
-        if not _is_integer(value) or operator.index(value) < minimum:  # type: ignore[arg-type]
+        integer = _is_integer(value)
+        if not integer or operator.index(value) < minimum:  # type: ignore[arg-type]
             msg = (
                 f"{name} must be {what}: an integer of at least {minimum} (Python or NumPy), "
                 f"got {value!r}"
             )
-            raise _error(value, msg)
+            # a float such as 100.0 is the wrong kind of value, as range(100.0) says
+            raise ValueError(msg) if integer else TypeError(msg)
         return operator.index(value)  # type: ignore[arg-type]
 
     return check

@@ -455,7 +455,8 @@ def report_tables(
     Each data set (``dataset`` group) is judged on its own: binary when its label
     has at most two values, multiclass otherwise (the one query this function runs,
     which also counts rows, models, folds and repeats). Tables: ``folds``
-    (:func:`polaroc.evaluate`), ``summary``, ``paired_ttest``, ``anova``, ``duncan``,
+    (:func:`polaroc.evaluate`), ``summary``, ``pooled_interval`` (each model's AUC or M
+    of its folds pooled, with DeLong's interval), ``paired_ttest``, ``anova``, ``duncan``,
     ``duncan_ranges``, ``agreement`` (AUC test vs error test, per data set), for binary
     data sets ``pooling`` and ``se_vs_sd``, for multiclass ones ``pairwise`` (per data
     set); the fold-wise tests leave out a data set with one fold (one test set, which
@@ -476,8 +477,8 @@ def report_tables(
     >>> import polaroc as pr
     >>> rep = pr.report.report_tables(pr.scan_logs(pr.demo_log_path()))
     >>> sorted(rep.tables)  # doctest: +NORMALIZE_WHITESPACE
-    ['agreement', 'anova', 'duncan', 'duncan_ranges', 'folds', 'paired_ttest', 'pooling',
-     'se_vs_sd', 'summary']
+    ['agreement', 'anova', 'duncan', 'duncan_ranges', 'folds', 'paired_ttest',
+     'pooled_interval', 'pooling', 'se_vs_sd', 'summary']
     >>> rep.positive_class
     'malignant'
     >>> pr.report.report_tables(pr.scan_logs(pr.demo_log_path()),
