@@ -201,3 +201,23 @@ def test_evaluate_interval_equals_ci_auc() -> None:
         low, _, high = LOGS["paired"]["ci_auc"][row["model"]]["level_95"]
         assert row["auc_ci_low"] == pytest.approx(low, abs=1e-9)
         assert row["auc_ci_high"] == pytest.approx(high, abs=1e-9)
+
+
+@pytest.mark.parametrize("name", ["paired", "ties"])
+@pytest.mark.parametrize("model", ["a", "b"])
+def test_m_se_of_both_classes_rows_equals_proc_delong(run: Any, name: str, model: str) -> None:
+    # A two-class log holding both classes' rows, the negative class scored −score: both
+    # directions A(1|0) and A(0|1) are pROC's AUC, and M's SE from the samples' structural
+    # components is DeLong's (pROC's var(roc, method="delong"))
+    expected = LOGS[name]["ci_auc"][model]
+    one = read(name).filter(model=model).with_columns(pl.col("label").cast(pl.Int64))
+    both = pl.concat(
+        [
+            one.with_columns(pl.lit(1, pl.Int64).alias("class")),
+            one.with_columns(pl.lit(0, pl.Int64).alias("class"), -pl.col("score")),
+        ]
+    )
+    out = run(both, lambda f: pr.evaluate(f).select("auc", "auc_se_delong", "auc_ci_low"))
+    assert out["auc"][0] == pytest.approx(LOGS[name]["auc"][model], abs=1e-12)
+    assert out["auc_se_delong"][0] ** 2 == pytest.approx(expected["var"], rel=1e-9)
+    assert out["auc_ci_low"][0] == pytest.approx(expected["level_95"][0], abs=1e-9)
