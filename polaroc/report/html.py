@@ -552,8 +552,11 @@ def summary(page: PageInput, key: Mapping[str, object], anchor_id: str) -> str:
             f"{html.escape(m)} (<code>{html.escape(m)}_ci_low</code>, "
             f"<code>{html.escape(m)}_ci_high</code>; clipped to the metric's range)"
         )
-    how += f"; best first by mean {html.escape(metric_words(m))}."
-    if "average_precision_mean" in table.columns:
+    how += f"; best first by mean {html.escape(quantity(m, _kind(page, key)))}."
+    ap = ["average_precision_mean", "average_precision_sd"]
+    if ap[0] in table.columns and table[ap[0]].null_count() == table.height:
+        table = table.drop(ap, strict=False)  # a multiclass data set has none
+    if ap[0] in table.columns:
         positive = (_kind(page, key) or {}).get("_pr_positive")
         of = f" of class {positive}" if positive is not None else ""
         how += f" <code>average_precision</code> is the average precision{html.escape(of)}."
