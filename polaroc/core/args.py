@@ -31,6 +31,7 @@ __all__ = [
     "DEFAULTS",
     "VOCABULARY",
     "Argument",
+    "NotAnIntegerError",
     "check",
     "validated",
 ]
@@ -60,6 +61,14 @@ def _is_real(value: object) -> bool:
     return isinstance(value, numbers.Real)
 
 
+class NotAnIntegerError(ValueError, TypeError):
+    """A real number where a count is expected (``n_boot=10.0``).
+
+    Both a wrong value and the wrong kind of value, so either ``except`` catches it (as
+    scikit-learn's ``InvalidParameterError`` is both).
+    """
+
+
 def _integer(minimum: int, what: str) -> Callable[[str, object], int]:
     def check(name: str, value: object) -> int:
         integer = _is_integer(value)
@@ -68,8 +77,9 @@ def _integer(minimum: int, what: str) -> Callable[[str, object], int]:
                 f"{name} must be {what}: an integer of at least {minimum} (Python or NumPy), "
                 f"got {value!r}"
             )
-            # a float such as 100.0 is the wrong kind of value, as range(100.0) says
-            raise ValueError(msg) if integer else TypeError(msg)
+            if integer:
+                raise ValueError(msg)
+            raise NotAnIntegerError(msg) if _is_real(value) else TypeError(msg)
         return operator.index(value)  # type: ignore[arg-type]
 
     return check
