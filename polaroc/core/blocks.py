@@ -209,14 +209,19 @@ def block_sums(
             .group_by(*keys, LABEL)
             .agg(pl.col(NAN_FLAG).any(), size.alias("n"), *sums_of)
         )
-    exact_sums = [ExactSum("gap", times_w("gap"), top), ExactSum("ap", times_w("ap"), one)]
+    # a precision, a weight and the counts are finite whatever the scores; a gap is not
+    # (an infinite score): only its sum keeps the float sum that stands in for it
+    exact_sums = [
+        ExactSum("gap", times_w("gap"), top),
+        ExactSum("ap", times_w("ap"), one, finite=True),
+    ]
     if real:  # a row counts ``_pr_w`` times, a real weight (at most 1)
         exact_sums += [
-            ExactSum("n", w, one),
-            ExactSum("q", times_w("q"), nr),
-            ExactSum("qq", times_w("qq"), nr * nr),
-            ExactSum("t", times_w("t"), nr),
-            ExactSum("tt", times_w("tt"), nr * nr),
+            ExactSum("n", w, one, finite=True),
+            ExactSum("q", times_w("q"), nr, finite=True),
+            ExactSum("qq", times_w("qq"), nr * nr, finite=True),
+            ExactSum("t", times_w("t"), nr, finite=True),
+            ExactSum("tt", times_w("tt"), nr * nr, finite=True),
         ]
         plain: list[pl.Expr] = []
     else:  # integers (a collapsed entry counts ``_pr_w`` times): squares in 128 bits

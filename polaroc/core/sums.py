@@ -101,20 +101,29 @@ class ExactSum:
     name: str
     value: pl.Expr
     unit: pl.Expr
+    finite: bool = False
 
     def aggs(self) -> list[pl.Expr]:
-        """The group-by's reductions: ``<name>_u``, ``_k``, ``_ok``, ``_f``."""
+        """The group-by's reductions: ``<name>_u``, ``_k`` and (unless ``finite``) ``_f``.
+
+        ``finite``: every term is finite by construction (a count, a weight, a share),
+        so the float sum that stands in for a non-finite one is not taken (one
+        reduction fewer over the rows).
+        """
         n, ratio = self.name, self.value / self.unit
-        return [  # a non-finite multiple is no integer: null, and the float sum is not finite
+        aggs = [  # a non-finite multiple is no integer: null, and the float sum is not finite
             (ratio * _GRID).cast(pl.Int128, strict=False).sum().alias(f"{n}_u"),
             self.unit.first().cast(pl.Float64).alias(f"{n}_k"),
-            self.value.sum().alias(f"{n}_f"),
         ]
+        return aggs if self.finite else [*aggs, self.value.sum().alias(f"{n}_f")]
 
     def result(self) -> pl.Expr:
         """The sum, from the reductions' columns (dropped by the caller's ``select``)."""
         n = self.name
-        unit, floats = pl.col(f"{n}_k"), pl.col(f"{n}_f")
+        unit = pl.col(f"{n}_k")
         exact = pl.col(f"{n}_u").cast(pl.Float64) / _GRID * unit
-        usable = floats.is_finite() & unit.is_finite() & (unit != 0.0)
-        return pl.when(usable).then(exact).otherwise(floats).alias(n)
+        usable = unit.is_finite() & (unit != 0.0)
+        if self.finite:  # a zero unit bounds only zero terms
+            return pl.when(usable).then(exact).otherwise(0.0).alias(n)
+        floats = pl.col(f"{n}_f")
+        return pl.when(usable & floats.is_finite()).then(exact).otherwise(floats).alias(n)
