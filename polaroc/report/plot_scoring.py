@@ -144,7 +144,12 @@ def calibration(
         top.set_ylim(-0.02, 1.02)
         top.set_title(str(name))
         top.tick_params(labelbottom=False)
+        # bars at the bins' mean scores, narrow enough that two close means do not overlap
+        gaps = per_bin["prob_pred"].drop_nulls().sort().diff().drop_nulls()
+        closest = gaps.min() if gaps.len() else None
         width = 0.9 / max(len(per_bin), 1)
+        if isinstance(closest, float) and closest > 0:
+            width = min(width, 0.8 * closest)
         bottom.bar(per_bin["prob_pred"], per_bin["n"], width=width, color=colour, alpha=0.7)
         bottom.set_xlabel("mean score in bin")
         if c == 0:
