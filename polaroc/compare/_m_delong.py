@@ -63,12 +63,14 @@ def m_models(
     keys: list[str],
     models: Sequence[Any] | None,
     cluster: str | None,
+    *,
+    paired: bool = True,
 ) -> MModels:
     """Each model's structural components for M per sample (see :class:`MModels`).
 
-    Every model needs the same class rows of each sample, with the same label; a
-    cluster id must be set (not null) and the same on all of a sample's rows, in every
-    model.
+    ``paired``: every model needs the same class rows of each sample, with the same
+    label (unpaired, each model's samples are its own: no such problems). The cluster
+    column, if any, was checked by the log reading (set, one value per sample).
     """
     model = parsed.columns.model
     groups = group or [ONE_GROUP]
@@ -85,7 +87,7 @@ def m_models(
     m = m_table(sums, dirs, by).select(*by, "auc")
     rows = frame.filter(USABLE).select(*by, *sample, CLASS, LABEL, SCORE)
     h = m_components(rows, m_coefficients(dirs, by), by, sample)
-    found = _problems(frame, groups, sample, model, cluster)
+    found = _problems(frame, groups, sample, model) if paired else []
     if cluster is not None:
         ids = frame.group_by([*by, *sample]).agg(pl.col(cluster).first().alias(CLUSTER))
         h = h.join(ids, on=[*by, *sample], how="left", nulls_equal=True)
@@ -93,9 +95,9 @@ def m_models(
 
 
 def _problems(
-    frame: pl.LazyFrame, groups: list[str], sample: list[str], model: str, cluster: str | None
+    frame: pl.LazyFrame, groups: list[str], sample: list[str], model: str
 ) -> list[pl.LazyFrame]:
-    """Class rows in some models only, labels or cluster ids that differ, null cluster ids."""
+    """Class rows in some models only, labels that differ between the models."""
     keys = [*groups, *sample]
     shown = [k for k in keys if k != ONE_GROUP]
     k_models = pl.col(model).n_unique()
@@ -106,16 +108,7 @@ def _problems(
     )
     what = "class rows missing from some model:"
     parts = [listing(missing.select(*shown, CLASS), [*shown, CLASS], what)]
-    per_sample = frame.group_by(keys).agg(
-        pl.col(LABEL).n_unique().alias("_pr_labels"),
-        *([pl.col(cluster).n_unique().alias("_pr_clusters")] if cluster else []),
-    )
+    per_sample = frame.group_by(keys).agg(pl.col(LABEL).n_unique().alias("_pr_labels"))
     differ = per_sample.filter(pl.col("_pr_labels") > 1).select(shown)
     parts.append(listing(differ, shown, "samples whose label differs between the models:"))
-    if cluster is not None:
-        varies = per_sample.filter(pl.col("_pr_clusters") > 1).select(shown)
-        what = f"samples whose {cluster!r} differs between their rows:"
-        parts.append(listing(varies, shown, what))
-        null = frame.filter(pl.col(cluster).is_null()).select(shown).unique()
-        parts.append(listing(null, shown, f"samples with a null {cluster!r}:"))
     return parts

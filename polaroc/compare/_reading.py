@@ -37,11 +37,19 @@ def read_paired(
     columns: LogColumns,
     need: Iterable[str] = (),
     positive_class: Any = None,
+    cluster: str | None = None,
+    paired: bool = True,
 ) -> tuple[Log, list[str]]:
-    """The log read once, and the test's groups: ``by`` (default: the data set), repeat first."""
+    """The log read once, and the test's groups: ``by`` (default: the data set), repeat first.
+
+    With ``cluster``, the log reading checks that column (no null; one value per
+    sample, in every class row and, ``paired``, every model:
+    :func:`polaroc.core.log.cluster_problems`).
+    """
     parsed = read_log(
-        log, by=by, unit="dataset", columns=columns, need=list(need), positive_class=positive_class
-    )
+        log, by=by, unit="dataset", columns=columns, need=list(need),
+        positive_class=positive_class, cluster=cluster, paired=paired,
+    )  # fmt: skip
     repeat = parsed.columns.repeat
     group = parsed.by
     if parsed.has_repeat and repeat not in group:

@@ -21,6 +21,7 @@ from polaroc.compare.delong import (
     Alternative,
     TwoModels,
     check_alternative,
+    nan_unless_degenerate,
     tail_p,
     two_models,
 )
@@ -159,8 +160,9 @@ def bootstrap_test(
         [``p_adjusted``], ``reject``, ``auc_a``, ``auc_b``, ``sd_diff`` (s),
         ``n_boot`` (replicates with both AUCs defined), and the class read as in
         :func:`polaroc.delong_test` (a log with a class column). A degenerate group
-        (fewer than one positive or negative) gives null statistics; a NaN score NaN
-        ones; s = 0 gives D = 0 when the AUCs are equal (as pROC), else ±inf.
+        (fewer than one positive or negative) gives null statistics, even holding a
+        NaN score; otherwise a NaN score gives NaN ones; s = 0 gives D = 0 when the
+        AUCs are equal (as pROC), else ±inf.
 
     Examples
     --------
@@ -244,11 +246,8 @@ def bootstrap_test(
     )
     out = joined.with_columns(estimate=diff).with_columns(statistic=statistic)
     out = out.with_columns(p_value=tail_p(pl.col("statistic"), alternative))
-    void = pl.lit(float("nan"))
     values = ["estimate", "statistic", "p_value", "auc_a", "auc_b", "sd_diff"]
-    out = out.with_columns(
-        pl.when(pl.col("_pr_nan")).then(void).otherwise(pl.col(c)).alias(c) for c in values
-    )
+    out = nan_unless_degenerate(out, values)
     extras = ["auc_a", "auc_b", "sd_diff", "n_boot"]
     out = _header(out, group, two, model_a, model_b, ["statistic"], extras, alpha, adjust)
     return two.finish(out)
@@ -277,7 +276,7 @@ def _with_clusters(
     names = columns_of(columns, caller="bootstrap_test")
     parsed = read_log(
         log, by=by, unit="dataset", columns=names, positive_class=positive_class,
-        cluster=cluster,
+        cluster=cluster, paired=side_of is None,
     )  # fmt: skip
     if not parsed.has_sample:
         msg = (
@@ -372,7 +371,8 @@ def venkatraman_test(
         (AUC_a − AUC_b), ``statistic`` (E), ``p_value``, [``p_adjusted``],
         ``reject``, ``auc_a``, ``auc_b``, ``n_perm``, and the class read as in
         :func:`polaroc.delong_test` (a log with a class column). A degenerate group
-        gives null statistics; a NaN score NaN ones.
+        gives null statistics, even holding a NaN score; otherwise a NaN score NaN
+        ones.
 
     Examples
     --------
@@ -478,17 +478,13 @@ def _p_value(
         else pl.concat([point, counted], how="horizontal")
     )
     defined = pl.col("auc_a").is_not_null() & pl.col("auc_b").is_not_null()
-    void = pl.lit(float("nan"))
     out = out.with_columns(
         estimate=pl.col("auc_a") - pl.col("auc_b"),
         p_value=pl.when(defined).then(pl.col("_pr_hits") / float(n_perm)),
         statistic=pl.when(defined).then("statistic"),
         n_perm=pl.lit(n_perm, pl.Int64),
     )
-    values = ["estimate", "statistic", "p_value", "auc_a", "auc_b"]
-    return out.with_columns(
-        pl.when(pl.col("_pr_nan")).then(void).otherwise(pl.col(c)).alias(c) for c in values
-    )
+    return nan_unless_degenerate(out, ["estimate", "statistic", "p_value", "auc_a", "auc_b"])
 
 
 def _venkatraman_unpaired(

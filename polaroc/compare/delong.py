@@ -79,9 +79,7 @@ def _pair(
     both = full.filter(in_a & in_b)
     mismatch = both.filter(pl.col(POSITIVE).ne_missing(pl.col(f"{POSITIVE}_b"))).select(keys)
     parts.append(listing(mismatch, keys, "samples whose label differs between the models:"))
-    if CLUSTER in a.collect_schema():
-        other = both.filter(pl.col(CLUSTER).ne_missing(pl.col(f"{CLUSTER}_b"))).select(keys)
-        parts.append(listing(other, keys, "samples whose cluster differs between the models:"))
+    if CLUSTER in a.collect_schema():  # the same in both models: checked by the log reading
         both = both.drop(f"{CLUSTER}_b")
     return both.drop("_pr_in_a", "_pr_in_b"), parts
 
@@ -132,8 +130,8 @@ def two_models(
     model, fold, sample = columns.model, columns.fold, columns.sample
     need = [model, fold, sample] if paired else [model]
     parsed, group = read_paired(
-        log, by=by, columns=columns, need=[*need, *([cluster] if cluster else [])],
-        positive_class=positive_class,
+        log, by=by, columns=columns, need=need, positive_class=positive_class,
+        cluster=cluster, paired=paired,
     )  # fmt: skip
     frame = binary_rows(parsed, caller)
     extra = [] if cluster is None else [pl.col(cluster).alias(CLUSTER)]
@@ -150,7 +148,6 @@ def two_models(
             return rows.select(*keys, SCORE, POSITIVE, *([CLUSTER] if cluster else []))
 
         both, found = _pair(side(model_a), side(model_b), keys, (model_a, model_b))
-        found += _null_cluster(frame, keys, cluster)
         head = f"polaroc: {caller} cannot pair the rows of {model_a!r} and {model_b!r}: "
         tail = f". Each needs one row per ({fold}, {sample}), with the same label."
         pairs = both.filter(usable & pl.col(f"{SCORE}_b").is_not_null())
@@ -161,7 +158,6 @@ def two_models(
         empty = chosen.filter(pl.col(model) == name).select(pl.len().alias("_pr_n"))
         what = f"model {name!r} has no rows:"
         parts.append(listing(empty.filter(pl.col("_pr_n") == 0), ["_pr_n"], what))
-    parts += _null_cluster(chosen, list(dict.fromkeys([*keys, model])), cluster)
     rows = chosen.filter(usable).select(
         *dict.fromkeys([*keys, model]), SCORE, POSITIVE, *([CLUSTER] if cluster else [])
     )
@@ -169,12 +165,16 @@ def two_models(
     return TwoModels(checked, group, keys, dtype, classes)
 
 
-def _null_cluster(frame: pl.LazyFrame, keys: list[str], cluster: str | None) -> list[pl.LazyFrame]:
-    """The rows whose cluster id is null, as a ``listing`` (none without a cluster)."""
-    if cluster is None:
-        return []
-    null = frame.filter(pl.col(cluster).is_null()).select(keys)
-    return [listing(null, keys, f"rows with a null {cluster!r} (every sample needs its cluster):")]
+def nan_unless_degenerate(out: pl.LazyFrame, values: list[str]) -> pl.LazyFrame:
+    """``out`` with ``values`` NaN where its group holds a NaN score and both AUCs are defined.
+
+    The contract's order for a two-curve test: a degenerate group (``auc_a`` or
+    ``auc_b`` null: no positives or no negatives; one label for M) stays null even when
+    it holds a NaN score; otherwise a NaN score (``_pr_nan``) makes every statistic NaN.
+    """
+    void = pl.col("_pr_nan") & pl.col("auc_a").is_not_null() & pl.col("auc_b").is_not_null()
+    nan = pl.lit(float("nan"))
+    return out.with_columns(pl.when(void).then(nan).otherwise(pl.col(c)).alias(c) for c in values)
 
 
 Alternative = Literal["two-sided", "greater", "less"]
@@ -333,7 +333,8 @@ def delong_test(
           left out.
         * No positives or no negatives: AUCs null. Fewer than two of either:
           variances, statistic and p-value null.
-        * A NaN score makes the group's statistics NaN and ``reject`` null.
+        * A NaN score makes the group's statistics NaN and ``reject`` null, unless
+          the group is degenerate (an AUC or M null), which stays null.
         * Zero variance of the difference (e.g. identical models): ``statistic`` null
           when the AUCs are equal, else ±inf (p-value 0 on the side it points to).
 
@@ -343,8 +344,9 @@ def delong_test(
         A column is missing, bad ``alternative``, ``level``, ``alpha`` or
         ``adjust``; a label value with no score row for its class; a repeated
         (dataset, model, repeat, fold, sample, class) key; a ``positive_class`` no
-        row holds; a null ``cluster`` id, or one that differs between the models (or,
-        for M, between a sample's rows); and for a paired ``DataFrame`` input samples
+        row holds; a null ``cluster`` id, or one that differs between a sample's rows
+        (class rows and, paired, models); M without a ``sample`` column (a sample's
+        class rows are joined by it); and for a paired ``DataFrame`` input samples
         that don't pair up: a model with no rows, a sample in one model only (for M,
         class rows in one model only), a label that differs between the models. For a
         ``LazyFrame`` the data's problems are raised when the result is collected
@@ -454,13 +456,21 @@ def _m_test(
     model, fold, sample = columns.model, columns.fold, columns.sample
     need = [model, fold, sample] if paired else [model]
     parsed, group = read_paired(
-        log, by=by, columns=columns, need=[*need, *([cluster] if cluster else [])],
-        positive_class=positive_class,
+        log, by=by, columns=columns, need=need, positive_class=positive_class,
+        cluster=cluster, paired=paired,
     )  # fmt: skip
     if not reads_m(parsed):
         return None
+    if not parsed.has_sample:  # M joins a sample's class rows by its id, paired or not
+        msg = (
+            f"delong_test compares Hand & Till's M on a log of more than two classes, which "
+            f"needs the {sample!r} column to join each sample's class rows (the log has: "
+            f"{', '.join(parsed.schema.names())}); add a sample id, pass sample=<column>, or "
+            "give positive_class= for a one-vs-rest test."
+        )
+        raise ValueError(msg)
     keys = pair_keys(parsed, group)
-    found = m_models(parsed, group, keys, [model_a, model_b], cluster)
+    found = m_models(parsed, group, keys, [model_a, model_b], cluster, paired=paired)
     groups = found.groups
     stats = (_m_paired if paired else _m_unpaired)(found, groups, keys, model, model_a, model_b)
     stats = stats.with_columns(
@@ -469,9 +479,10 @@ def _m_test(
         n_pos=pl.lit(None, pl.Int64),
         n_neg=pl.lit(None, pl.Int64),
     )
-    head = f"polaroc: delong_test cannot pair the rows of {model_a!r} and {model_b!r}: "
-    tail = f". Each needs the same class rows of each ({fold}, {sample}), with the same label."
-    stats = guarded(log, stats, problems(found.problems), head, tail)
+    if found.problems:  # paired only: unpaired, each model's samples are its own
+        head = f"polaroc: delong_test cannot pair the rows of {model_a!r} and {model_b!r}: "
+        tail = f". Each needs the same class rows of each ({fold}, {sample}), with the same label."
+        stats = guarded(log, stats, problems(found.problems), head, tail)
     if not group:
         stats = stats.drop(ONE_GROUP)
     classes = None
@@ -715,10 +726,7 @@ def _test_columns(
     )
     values = ["estimate", "statistic", "p_value", "ci_low", "ci_high"]
     values += ["auc_a", "auc_b", "var_a", "var_b", "cov"] + ([] if paired else ["df"])
-    nan = pl.lit(float("nan"))
-    out = out.with_columns(
-        pl.when(pl.col("_pr_nan")).then(nan).otherwise(pl.col(c)).alias(c) for c in values
-    )
+    out = nan_unless_degenerate(out, values)
     head = [*by, "model_a", "model_b", "n", "estimate", "statistic"]
     head += [] if paired else ["df"]
     extras = ["ci_low", "ci_high", "auc_a", "auc_b", "var_a", "var_b", "cov", "n_pos", "n_neg"]
@@ -783,7 +791,9 @@ def delong_omnibus(
 
         * Samples where any model's score, or the label, is null are left out.
         * Fewer than two positives or negatives: ``statistic`` and ``p_value`` null.
-        * A NaN score makes the group's ``statistic`` and ``p_value`` NaN.
+        * A NaN score makes the group's ``statistic`` and ``p_value`` NaN (a
+          degenerate group, without positives or negatives or one label for M, stays
+          null).
         * A singular L S Lᵀ (e.g. two models with the same ranking of the samples):
           ``statistic`` null; drop the duplicate model.
 
@@ -953,14 +963,23 @@ def _omnibus_table(cells: pl.LazyFrame, group: list[str], *, m: bool = False) ->
         pl.col("_pr_theta").sort_by(order).filter(diagonal.sort_by(order)).alias("_pr_theta"),
         pl.col("_pr_s").sort_by(order).alias("_pr_s"),
         pl.col("_pr_nan").any(),
+        pl.col("_pr_theta").filter(diagonal).is_not_null().all().alias("_pr_defined"),
     ]
     per_group = cells.group_by(group or pl.lit(0).alias("_pr_all")).agg(aggs)
-    ok = (pl.col("k") > 1) & (pl.lit(m) | ((pl.col("n_pos") > 1) & (pl.col("n_neg") > 1)))
+    n_pos, n_neg = pl.col("n_pos"), pl.col("n_neg")
+    # degenerate (an AUC or M null) before NaN: null even holding a NaN score
+    defined = pl.col("_pr_defined") & (pl.lit(m) | ((n_pos > 0) & (n_neg > 0)))
+    ok = (pl.col("k") > 1) & (pl.lit(m) | ((n_pos > 1) & (n_neg > 1)))
     packed = pl.struct("_pr_theta", "_pr_s")
     chi2 = packed.map_batches(_contrast_chi2, return_dtype=pl.Float64, is_elementwise=True)
     nan = pl.lit(float("nan"))
     out = per_group.with_columns(
-        statistic=pl.when(pl.col("_pr_nan")).then(nan).when(ok).then(chi2),
+        statistic=pl.when(~defined)
+        .then(None)
+        .when(pl.col("_pr_nan"))
+        .then(nan)
+        .when(ok)
+        .then(chi2),
         df=pl.col("k") - 1,
     ).with_columns(p_value=chi2_sf(pl.col("statistic"), pl.col("df")))
     out = out.select(*group, "n", "k", "statistic", "df", "p_value", "n_pos", "n_neg")

@@ -47,7 +47,7 @@ from polaroc.core.names import (
     WEIGHT,
 )
 from polaroc.core.names import LABEL as LABEL
-from polaroc.core.sums import ExactSum
+from polaroc.core.sums import ExactSum, fixed_mean
 
 # ----------------------------------------------------------------------- input
 
@@ -399,10 +399,11 @@ def labels_present(sums: pl.LazyFrame, by: list[str]) -> pl.LazyFrame:
 
 def m_table(sums: pl.LazyFrame, dirs: pl.LazyFrame, by: list[str]) -> pl.LazyFrame:
     """Per group: ``n_classes``, ``auc`` (M) and ``sauc``; ``dirs`` is :func:`directions`."""
+    # the pairs come in a group-by's order: a fixed-order mean, the same bits in any order
     per_pair = (
         pairs(dirs, by)
         .group_by(by)
-        .agg(pl.col("a").mean().alias("auc"), pl.col("sauc").mean().alias("sauc"))
+        .agg(fixed_mean(pl.col("a")).alias("auc"), fixed_mean(pl.col("sauc")).alias("sauc"))
     )
     return labels_present(sums, by).join(per_pair, on=by, how="left", nulls_equal=True)
 

@@ -502,8 +502,12 @@ def table(
         fields.append(pl.col(count).cast(pl.Int64).alias(W))
     scale = [pl.col(W if collapse else WEIGHT).max().alias(SCALE)] if weighted else []
     rows = pl.struct(fields)
-    # sorted inside one list per group: cheaper than ``sort_by`` in the aggregation
-    in_order = _E.sort_by(_F(SCORE))
+    # sorted inside one list per group: cheaper than ``sort_by`` in the aggregation.
+    # Real weights are summed in running sums: tied rows ordered by what is summed
+    # (flag, weight), so that the sums, and so every count, have the same bits
+    # whatever order the rows came in (float addition is not associative).
+    ties = [_F(POSITIVE), _F(W)] if weighted else []
+    in_order = _E.sort_by(_F(SCORE), *ties)
     top = pl.col(SCALE)
     ordered = (
         frame.group_by(keys)

@@ -458,6 +458,7 @@ def read_log(
     positive_class: Any = None,
     check_labels: bool = True,
     cluster: str | None = None,
+    paired: bool = True,
     **names: Unpack[LogNames],
 ) -> Log:
     """Read ``log`` once: check it and add the internal score and positive columns.
@@ -494,6 +495,10 @@ def read_log(
         A column that groups samples into clusters (a patient's several samples): it
         must exist, hold no null and be constant within a sample (every class row and
         every model of it; :func:`cluster_problems`).
+    paired
+        With ``cluster``: whether a sample id names the same sample in every model
+        (``True``: its cluster must agree between the models); ``False`` for an
+        unpaired test, whose models' samples are their own.
 
     Raises
     ------
@@ -551,7 +556,7 @@ def read_log(
         )
         frame = guarded(log, frame, found, head, tail)
     if cluster is not None:
-        found = cluster_problems(as_lazy(log), cols, schema, cluster)
+        found = cluster_problems(as_lazy(log), cols, schema, cluster, paired=paired)
         tail = (
             f". A sample belongs to one cluster: give every row of it (each class, each "
             f"model) the same non-null {cluster!r} value."
@@ -588,13 +593,19 @@ def require_cluster(schema: pl.Schema, cluster: object) -> None:
 
 
 def cluster_problems(
-    frame: pl.LazyFrame, columns: LogColumns, schema: pl.Schema, cluster: str
+    frame: pl.LazyFrame,
+    columns: LogColumns,
+    schema: pl.Schema,
+    cluster: str,
+    *,
+    paired: bool = True,
 ) -> pl.LazyFrame:
     """One row, column ``problem``: rows whose cluster is null, samples whose cluster varies.
 
     A sample is (dataset, repeat, fold, sample) of the columns the log has, whatever
-    the model or class: paired models must put a sample in the same cluster. A log
-    without a sample column has one sample per row (only nulls are checked).
+    the class and, ``paired``, the model: paired models must put a sample in the same
+    cluster (unpaired, each model's samples are its own). A log without a sample
+    column has one sample per row (only nulls are checked).
     """
     design = [columns.dataset, columns.repeat, columns.fold, columns.sample]
     shown = [c for c in (*design, columns.model) if c in schema] or [cluster]
@@ -602,7 +613,8 @@ def cluster_problems(
     what = f"null values in the rows of ({', '.join(shown)}):"
     parts = [listing(nulls, shown, what)]
     if columns.sample in schema:
-        sample = [c for c in design if c in schema]
+        own = [] if paired else [columns.model]
+        sample = [c for c in (*own, *design) if c in schema]
         varying = (
             frame.group_by(sample)
             .agg(pl.col(cluster).n_unique().alias("_pr_clusters"))

@@ -219,9 +219,14 @@ def m_components(
         .fill_null(0.0)  # a row in no direction: counted for nothing, its sample still kept
         .alias(WEIGHT),
     )
+    # a NaN score in a direction makes that A(i|j), so M, NaN: its sample's h is NaN
+    # (the counts rank NaN above every number, a finite placement)
+    weighted = weighted.with_columns(
+        (pl.col(SCORE).is_nan() & (pl.col(WEIGHT) > 0.0)).alias("_pr_nan_row")
+    )
     # one entry per row (no collapse), carrying its sample and factor: summed per sample
     # below, with no join of the entries back to the rows
-    carried = [*sample, LABEL, "_pr_times"]
+    carried = [*sample, LABEL, "_pr_times", "_pr_nan_row"]
     groups, entries = counts.table(
         weighted.select(*block, *carried, SCORE, POSITIVE, WEIGHT),
         block,
@@ -230,17 +235,17 @@ def m_components(
         carry=carried,
     )
     part = _placement(counts.columns(weighted=True)) * pl.col("_pr_times")
-    parts = entries.select(GID, *sample, LABEL, part.alias("_pr_part"))
+    parts = entries.select(GID, *sample, LABEL, "_pr_nan_row", part.alias("_pr_part"))
     parts = parts.join(groups.select(GID, *by), on=GID).drop(GID)
     # A sample's parts, each in [0, 1] and summing to at most 1 (Σ w = 1 over M's
     # directions), added exactly as integer multiples of 2^-60: the same bits in whatever
-    # order a sample's rows come (a NaN part, from a NaN score, makes h NaN).
+    # order a sample's rows come (a NaN score in a direction makes h NaN).
     grid = 2.0**60
     value = pl.col("_pr_part")
     summed = parts.group_by([*by, *sample]).agg(
         pl.col(LABEL).first(),
         (value * grid).cast(pl.Int64, strict=False).sum().alias("_pr_units"),
-        value.is_nan().any().alias("_pr_nan"),
+        (value.is_nan() | pl.col("_pr_nan_row")).any().alias("_pr_nan"),
     )
     h = pl.when(pl.col("_pr_nan")).then(float("nan")).otherwise(pl.col("_pr_units") / grid)
     return summed.select(*by, *sample, LABEL, h.alias(COMPONENT))

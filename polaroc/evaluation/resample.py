@@ -36,6 +36,7 @@ from polaroc.core.args import validated
 from polaroc.core.inputs import FrameLike, as_int, as_lazy
 from polaroc.core.log import LogNames, columns_of, read_log, unique_rows
 from polaroc.core.names import REPLICATE
+from polaroc.core.sums import fixed_std  # the same bits in any order of the replicates
 from polaroc.evaluation.per_fold import evaluate
 from polaroc.metrics.draws import (
     DRAW,
@@ -74,13 +75,17 @@ def resample(
     seed: int,
     shared: Sequence[str] = (),
     cluster: str | None = None,
+    design: Sequence[str] = (),
 ) -> pl.LazyFrame:
     """Stratified bootstrap replicates of ``log`` as one frame with a replicate column.
 
     Within each group of ``by``, the samples of each label are drawn with
     replacement (as many as the stratum holds) ``n_boot`` times. ``sample`` ties a
     sample's rows together; ``None`` means every row is a sample (numbered in row
-    order). In the result the ``sample`` column (or a new ``"sample"`` column)
+    order). ``design``: the columns that name a sample with ``sample`` in a group of
+    ``by`` (dataset, repeat, fold not in ``by``: sample ids restart in each), so that
+    a group pooling folds keeps the samples of different folds apart. In the result
+    the ``sample`` column (or a new ``"sample"`` column)
     numbers the draws, unique within a group across every replicate (replicate b's
     ids follow replicate b − 1's), so a replicate is a valid log for every table,
     whatever its key check; rows with a null
@@ -99,9 +104,12 @@ def resample(
         sample = "sample"
         number = pl.int_range(pl.len(), dtype=pl.Int64).over(strata)
         within = pl.int_range(pl.len(), dtype=pl.Int64)
-    else:
-        number = pl.col(sample).rank("dense").over(strata).cast(pl.Int64) - 1
-        within = pl.col(sample).rank("dense").cast(pl.Int64) - 1
+    else:  # a sample is (design…, sample): numbered in that order (a null id: no number)
+        key = pl.col(sample)
+        if design:
+            key = pl.when(key.is_not_null()).then(pl.struct(*design, sample))
+        number = key.rank("dense").over(strata).cast(pl.Int64) - 1
+        within = key.rank("dense").cast(pl.Int64) - 1
     rows = frame.with_columns(number.alias(UNIT))
     keys = strata
     hashed: list[str | pl.Expr] = [c for c in strata if c not in shared]
@@ -334,6 +342,11 @@ def bootstrap(
         seed=seed,
         shared=[model],
         cluster=cluster,
+        design=[
+            c
+            for c in (names.dataset, names.repeat, names.fold)
+            if parsed.has(c) and c not in parsed.by
+        ],
     )
     keys = [*parsed.by, REPLICATE]
     replicates = _long(statistic(drawn, keys), keys, metrics, "_v")
@@ -341,7 +354,7 @@ def bootstrap(
         replicates = _void_incomplete(replicates, frame, drawn, parsed.by, label)
     v = pl.col("_v")
     summary = replicates.group_by([*parsed.by, "metric"]).agg(
-        v.std().alias("se"),
+        fixed_std(v).alias("se"),
         v.quantile(alpha / 2, interpolation="linear").alias("ci_low"),
         v.quantile(1 - alpha / 2, interpolation="linear").alias("ci_high"),
         v.is_not_null().sum().cast(pl.Int64).alias("n_boot"),

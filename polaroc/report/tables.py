@@ -20,6 +20,7 @@ from scipy.stats import norm
 from polaroc.core.inputs import FrameLike, LogColumns, as_lazy
 from polaroc.core.registry import METRICS as REGISTRY_METRICS
 from polaroc.core.registry import known_metrics
+from polaroc.core.sums import fixed_mean
 
 if TYPE_CHECKING:
     from polars._typing import PolarsDataType
@@ -594,7 +595,7 @@ def pooled_interval(
     """
     has_repeat = repeat in log.collect_schema().names()
     pooled = evaluate(log, by=[*keys, repeat] if has_repeat else keys, **evaluated)
-    mean = pooled.group_by(keys).agg(pl.col("auc", "auc_se_delong").mean())
+    mean = pooled.group_by(keys).agg(fixed_mean(pl.col(c)) for c in ("auc", "auc_se_delong"))
     names = {"auc": "auc_pooled", "auc_ci_low": "auc_pooled_ci_low"}
     names["auc_ci_high"] = "auc_pooled_ci_high"
     z = float(norm.ppf(1.0 - alpha / 2.0))
