@@ -43,8 +43,9 @@ the summary and the tests that do not decide (each labelled so).
 
 outputs (in DIR): index.html, the page (self-contained: the verdict, settings, each data
 set's tables and figures, the comparisons across data sets, an appendix); every table as
-.csv, .parquet and .md -- verdict, folds, summary, pooled_interval, paired_ttest, anova, duncan,
-duncan_ranges, agreement, pooling and se_vs_sd (binary), pairwise (multiclass),
+.csv, .parquet and .md -- verdict, folds, summary, pooled_interval (not with --engine),
+paired_ttest, anova, duncan, duncan_ranges, agreement, pooling and se_vs_sd (binary),
+pairwise (multiclass),
 calibration and calibration_curve (probabilities), and across data sets mean_ranks,
 friedman_test, nemenyi_test, wilcoxon_test, sign_test, bayes_signed_rank; on a 5 x 2
 design paired_ttest_5x2cv and combined_ftest_5x2cv; with --rope bayes_ttest -- and every

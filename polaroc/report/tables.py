@@ -457,7 +457,8 @@ def report_tables(
     has at most two values, multiclass otherwise (the one query this function runs,
     which also counts rows, models, folds and repeats). Tables: ``folds``
     (:func:`polaroc.evaluate`), ``summary``, ``pooled_interval`` (each model's AUC or M
-    of its folds pooled, with DeLong's interval), ``paired_ttest``, ``anova``, ``duncan``,
+    of its folds pooled, with DeLong's interval; not when ``folds`` is given, which
+    would evaluate the log here again), ``paired_ttest``, ``anova``, ``duncan``,
     ``duncan_ranges``, ``agreement`` (AUC test vs error test, per data set), for binary
     data sets ``pooling`` and ``se_vs_sd``, for multiclass ones ``pairwise`` (per data
     set); the fold-wise tests leave out a data set with one fold (one test set, which
@@ -526,8 +527,9 @@ def report_tables(
         "summary": summary_table(
             per_fold, by=by, model=cols.model, dataset=cols.dataset, metric=metric
         ),
-        "pooled_interval": pooled_interval(lf, [*by, cols.model], repeat, evaluated, alpha),
     }
+    if folds is None:  # given a per-fold table (an engine's), the log is not evaluated here
+        tables["pooled_interval"] = pooled_interval(lf, [*by, cols.model], repeat, evaluated, alpha)
     if tested.height:
         tables |= {
             "paired_ttest": paired_ttest(
