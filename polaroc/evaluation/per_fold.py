@@ -99,9 +99,9 @@ def per_fold_table(
     or :func:`polaroc.core.blocks.c1_table`); ``sums`` and ``dirs``: the blocks' sums and
     directions; ``scores``: :func:`probability_parts` of the blocks' scoring-rule sums;
     ``delong``: by…, ``auc_se_delong`` of M from the samples' structural components
-    (:func:`_m_se`), for every number of classes; without it (no ``sample`` column to
-    join a sample's class rows, or the big groups), DeLong's SE of a group's only class
-    block (:func:`_two_class_se`).
+    (:func:`_m_se`) of the groups with several class blocks; in every other group, and
+    without it (no ``sample`` column to join a sample's class rows, or the big groups),
+    DeLong's SE of a group's only class block (:func:`_two_class_se`).
     One assembly for :func:`evaluate` and the big groups of
     :func:`polaroc.distributed.evaluate`, which make the same parts another way.
     """
@@ -115,8 +115,14 @@ def per_fold_table(
 
     table = counts
     parts = [m_table(sums, dirs, by), _two_class_se(sums, dirs, by, weighted=weighted)]
-    if delong is not None:
-        parts[1] = parts[1].drop("auc_se_delong").join(delong, on=by, how="left", nulls_equal=True)
+    if delong is not None:  # M's SE where a group has several blocks, else the one block's
+        one = pl.col("auc_se_delong")
+        parts[1] = (
+            parts[1]
+            .join(delong.rename({"auc_se_delong": "_pr_se_m"}), on=by, how="left", nulls_equal=True)
+            .with_columns(pl.coalesce("_pr_se_m", one).alias("auc_se_delong"))
+            .drop("_pr_se_m")
+        )
     for part in (*parts, average_precision_table(sums, by), scores):
         table = joined(table, part)
     return table.with_columns(
@@ -187,7 +193,12 @@ def _m_se(
     (:func:`polaroc.core.structural.structural_covariance`, every sample its own
     cluster): DeLong, DeLong & Clarke-Pearson (1988) generalised to Hand & Till's M.
     """
+    # a group whose directions all read one class block has DeLong's SE from that block's
+    # sums already (:func:`_two_class_se`): only the others need the samples' components
+    blocks = pl.col(CLASS).n_unique()
+    several = dirs.group_by(by).agg(blocks.alias("_pr_blocks")).filter(pl.col("_pr_blocks") > 1)
     rows = frame.filter(USABLE).select(*by, *sample, CLASS, LABEL, SCORE)
+    rows = rows.join(several.select(by), on=by, how="semi", nulls_equal=True) if by else rows
     h = m_components(rows, m_coefficients(dirs, by), by, sample)
     component, label = pl.col(COMPONENT), pl.col(LABEL)
     variance = structural_covariance(component, component, label)
